@@ -1,0 +1,32 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+  name: "Mowdeck",
+  platforms: [.macOS(.v15)],
+  products: [
+    .library(name: "Events", targets: ["Events"]),
+    .executable(name: "FanoutWorker", targets: ["FanoutWorker"]),
+    .executable(name: "mowdeck", targets: ["mowdeck"]),
+  ],
+  targets: [
+    // C bridges: one system library target per Debian package.
+    .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+    .systemLibrary(name: "CNats", pkgConfig: "libnats", providers: [.apt(["libnats-dev"])]),
+    .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+
+    // The shared library: configuration, PostgreSQL, NATS, event log, clock, logs, metrics.
+    .target(name: "Events", dependencies: ["CLibPQ", "CNats", "COpenSSL"]),
+
+    .executableTarget(name: "FanoutWorker", dependencies: ["Events"]),
+    .executableTarget(name: "mowdeck", dependencies: ["Events"]),
+
+    // Shared by the test targets only: throwaway schemas, subjects and worker processes.
+    .target(name: "TestSupport", dependencies: ["Events"], path: "Tests/TestSupport"),
+
+    .testTarget(name: "EventsTests", dependencies: ["Events", "TestSupport"]),
+    .testTarget(
+      name: "FanoutWorkerTests", dependencies: ["FanoutWorker", "Events", "TestSupport"]),
+    .testTarget(name: "MowdeckTests", dependencies: ["Events", "TestSupport"]),
+  ]
+)

@@ -1,0 +1,92 @@
+import Foundation
+
+/// Every setting of CONTRACT.md section 10, read once at start from the environment.
+/// Workers receive this value; nothing reads the environment later.
+public struct Configuration: Sendable {
+  public var databaseURL: String
+  public var natsURL: String
+  public var appURL: String?
+  public var imageBaseURL: String?
+  public var imageSecret: String?
+  public var imagePreviousSecrets: [String]
+  public var imageURLTTLSeconds: Int
+  public var imageMinIntervalSeconds: Int
+  public var imageDailyLimit: Int
+  public var imageRetentionHours: Int
+  public var imageKeep: Int
+  public var imageFailedRetentionSeconds: Int
+  public var photoTimeoutSeconds: Int
+  public var cooldownTheftSeconds: Int
+  public var cooldownStuckSeconds: Int
+  public var imageRatePerNotification: Int
+  public var imageRateTotal: Int
+  public var apnsURL: String
+  public var apnsSandboxURL: String
+  public var apnsKeyPath: String?
+  public var apnsKeyID: String?
+  public var apnsTeamID: String?
+  public var apnsTopic: String
+  public var apnsCAFile: String?
+  public var httpListen: String
+  public var pruneIntervalSeconds: Int
+  /// Not in the contract: operational knobs with safe defaults.
+  public var logLevel: Logger.Level
+  public var databasePoolSize: Int
+
+  public static let defaultDatabaseURL = "postgresql://mowdeck:mowdeck@127.0.0.1:5432/mowdeck"
+
+  /// Reads the environment; throws the first bad setting it meets.
+  public static func load(from environment: [String: String]) throws(ConfigurationError)
+    -> Configuration
+  {
+    let reader = EnvironmentReader(environment)
+    let appURL = try reader.url("MOWDECK_NOTIFICATIONS_APP_URL")
+    return Configuration(
+      databaseURL: try reader.string("MOWDECK_DATABASE_URL") ?? defaultDatabaseURL,
+      natsURL: try reader.natsURL("MOWDECK_NATS_URL") ?? "nats://127.0.0.1:4222",
+      appURL: appURL,
+      imageBaseURL: try reader.url("MOWDECK_NOTIFICATIONS_IMAGE_BASE_URL") ?? appURL,
+      imageSecret: try reader.string("MOWDECK_NOTIFICATIONS_IMAGE_SECRET"),
+      imagePreviousSecrets: try reader.list("MOWDECK_NOTIFICATIONS_IMAGE_PREVIOUS_SECRETS"),
+      imageURLTTLSeconds: try reader.positive("MOWDECK_NOTIFICATIONS_IMAGE_URL_TTL_SECONDS", 600),
+      imageMinIntervalSeconds: try reader.nonNegative(
+        "MOWDECK_NOTIFICATIONS_IMAGE_MIN_INTERVAL_SECONDS", 60),
+      imageDailyLimit: try reader.nonNegative("MOWDECK_NOTIFICATIONS_IMAGE_DAILY_LIMIT", 6),
+      imageRetentionHours: try reader.positive("MOWDECK_NOTIFICATIONS_IMAGE_RETENTION_HOURS", 24),
+      imageKeep: try reader.positive("MOWDECK_NOTIFICATIONS_IMAGE_KEEP", 200),
+      imageFailedRetentionSeconds: try reader.positive(
+        "MOWDECK_NOTIFICATIONS_IMAGE_FAILED_RETENTION_SECONDS", 3600),
+      photoTimeoutSeconds: try reader.positive("MOWDECK_NOTIFICATIONS_PHOTO_TIMEOUT_SECONDS", 20),
+      cooldownTheftSeconds: try reader.nonNegative(
+        "MOWDECK_NOTIFICATIONS_COOLDOWN_THEFT_SECONDS", 600),
+      cooldownStuckSeconds: try reader.nonNegative(
+        "MOWDECK_NOTIFICATIONS_COOLDOWN_STUCK_SECONDS", 300),
+      imageRatePerNotification: try reader.positive(
+        "MOWDECK_NOTIFICATIONS_IMAGE_RATE_PER_NOTIFICATION", 40),
+      imageRateTotal: try reader.positive("MOWDECK_NOTIFICATIONS_IMAGE_RATE_TOTAL", 600),
+      apnsURL: try reader.url("MOWDECK_NOTIFICATIONS_APNS_URL") ?? "https://api.push.apple.com",
+      apnsSandboxURL: try reader.url("MOWDECK_NOTIFICATIONS_APNS_SANDBOX_URL")
+        ?? "https://api.sandbox.push.apple.com",
+      apnsKeyPath: try reader.string("MOWDECK_NOTIFICATIONS_APNS_KEY_PATH"),
+      apnsKeyID: try reader.string("MOWDECK_NOTIFICATIONS_APNS_KEY_ID"),
+      apnsTeamID: try reader.string("MOWDECK_NOTIFICATIONS_APNS_TEAM_ID"),
+      apnsTopic: try reader.string("MOWDECK_NOTIFICATIONS_APNS_TOPIC") ?? "app.mowdeck.mobile",
+      apnsCAFile: try reader.string("MOWDECK_NOTIFICATIONS_APNS_CA_FILE"),
+      httpListen: try reader.listenAddress("MOWDECK_NOTIFICATIONS_HTTP_LISTEN") ?? "0.0.0.0:8080",
+      pruneIntervalSeconds: try reader.positive(
+        "MOWDECK_NOTIFICATIONS_PRUNE_INTERVAL_SECONDS", 3600),
+      logLevel: try reader.logLevel("MOWDECK_LOG_LEVEL") ?? .info,
+      databasePoolSize: try reader.positive("MOWDECK_DATABASE_POOL_SIZE", 4)
+    )
+  }
+
+  /// Loads the configuration or ends the process with one clear line and status 2.
+  public static func loadOrExit(component: String) -> Configuration {
+    do {
+      return try load(from: ProcessInfo.processInfo.environment)
+    } catch {
+      FileHandle.standardError.write(Data("\(component): \(error.description)\n".utf8))
+      exit(2)
+    }
+  }
+}

@@ -1,0 +1,89 @@
+import Foundation
+
+/// Reads and checks single environment variables; each failure names its variable.
+struct EnvironmentReader {
+  let environment: [String: String]
+
+  init(_ environment: [String: String]) { self.environment = environment }
+
+  /// The trimmed value, or nil when unset or empty.
+  func string(_ name: String) throws(ConfigurationError) -> String? {
+    guard let raw = environment[name] else { return nil }
+    let value = raw.trimmingCharacters(in: .whitespaces)
+    return value.isEmpty ? nil : value
+  }
+
+  func positive(_ name: String, _ fallback: Int) throws(ConfigurationError) -> Int {
+    let value = try integer(name, fallback)
+    guard value > 0 else { throw ConfigurationError(variable: name, problem: "must be above 0") }
+    return value
+  }
+
+  func nonNegative(_ name: String, _ fallback: Int) throws(ConfigurationError) -> Int {
+    let value = try integer(name, fallback)
+    guard value >= 0 else { throw ConfigurationError(variable: name, problem: "must not be negative") }
+    return value
+  }
+
+  private func integer(_ name: String, _ fallback: Int) throws(ConfigurationError) -> Int {
+    guard let text = try string(name) else { return fallback }
+    guard let value = Int(text) else {
+      throw ConfigurationError(variable: name, problem: "must be a whole number, got \"\(text)\"")
+    }
+    return value
+  }
+
+  /// An http or https origin such as `https://mowdeck.example.com` (no trailing slash kept).
+  func url(_ name: String) throws(ConfigurationError) -> String? {
+    guard var text = try string(name) else { return nil }
+    while text.hasSuffix("/") { text.removeLast() }
+    guard let components = URLComponents(string: text),
+      let scheme = components.scheme?.lowercased(), scheme == "https" || scheme == "http",
+      let host = components.host, !host.isEmpty
+    else {
+      throw ConfigurationError(variable: name, problem: "must be an http(s) URL, got \"\(text)\"")
+    }
+    return text
+  }
+
+  func natsURL(_ name: String) throws(ConfigurationError) -> String? {
+    guard let text = try string(name) else { return nil }
+    let servers = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+    for server in servers {
+      guard let components = URLComponents(string: server),
+        let scheme = components.scheme, ["nats", "tls"].contains(scheme.lowercased()),
+        components.host != nil
+      else {
+        throw ConfigurationError(
+          variable: name, problem: "must be nats://host:port (comma-separated), got \"\(text)\"")
+      }
+    }
+    return text
+  }
+
+  func list(_ name: String) throws(ConfigurationError) -> [String] {
+    guard let text = try string(name) else { return [] }
+    return text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+      .filter { !$0.isEmpty }
+  }
+
+  /// `host:port`, with a port from 0 to 65535 (0 picks a free one, for tests).
+  func listenAddress(_ name: String) throws(ConfigurationError) -> String? {
+    guard let text = try string(name) else { return nil }
+    guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+      (0...65535).contains(port), colon != text.startIndex
+    else {
+      throw ConfigurationError(variable: name, problem: "must be host:port, got \"\(text)\"")
+    }
+    return text
+  }
+
+  func logLevel(_ name: String) throws(ConfigurationError) -> Logger.Level? {
+    guard let text = try string(name) else { return nil }
+    guard let level = Logger.Level(rawValue: text.lowercased()) else {
+      throw ConfigurationError(
+        variable: name, problem: "must be debug, info, warning or error, got \"\(text)\"")
+    }
+    return level
+  }
+}

@@ -1,0 +1,108 @@
+/// A small pool of PostgreSQL connections. Broken connections are dropped on release and
+/// replaced on demand, so a database that restarts costs failed units of work, which the
+/// caller retries, never a stuck pool.
+public actor DatabasePool {
+  private let url: String
+  private let applicationName: String
+  private let maxConnections: Int
+  private var idle: [PostgresConnection] = []
+  private var openCount = 0
+  private var waiters: [CheckedContinuation<Void, Never>] = []
+  private var closed = false
+
+  public init(url: String, applicationName: String, maxConnections: Int = 4) {
+    self.url = url
+    self.applicationName = applicationName
+    self.maxConnections = max(1, maxConnections)
+  }
+
+  private func acquire() async throws(DatabaseError) -> PostgresConnection {
+    while true {
+      if closed { throw .poolClosed }
+      if let connection = idle.popLast() { return connection }
+      if openCount < maxConnections {
+        openCount += 1
+        do {
+          return try await PostgresConnection.connect(url: url, applicationName: applicationName)
+        } catch {
+          openCount -= 1
+          wakeOne()
+          throw error
+        }
+      }
+      await withCheckedContinuation { waiters.append($0) }
+    }
+  }
+
+  private func release(_ connection: PostgresConnection) {
+    if connection.isBroken || closed {
+      connection.close()
+      openCount -= 1
+    } else {
+      idle.append(connection)
+    }
+    wakeOne()
+  }
+
+  private func wakeOne() {
+    if !waiters.isEmpty { waiters.removeFirst().resume() }
+  }
+
+  /// Closes idle connections and refuses new work; connections in use close on release.
+  public func close() {
+    closed = true
+    idle.forEach { $0.close() }
+    openCount -= idle.count
+    idle.removeAll()
+    waiters.forEach { $0.resume() }
+    waiters.removeAll()
+  }
+
+  /// Lends a connection for `body`, outside any transaction.
+  public nonisolated func withConnection<T: Sendable>(
+    _ body: (PostgresConnection) async throws -> T
+  ) async throws -> T {
+    let connection = try await acquire()
+    do {
+      let value = try await body(connection)
+      await release(connection)
+      return value
+    } catch {
+      await release(connection)
+      throw error
+    }
+  }
+
+  /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
+  public nonisolated func withTransaction<T: Sendable>(
+    _ body: (Transaction) async throws -> T
+  ) async throws -> T {
+    try await withConnection { connection in
+      try await connection.execute("BEGIN")
+      do {
+        let value = try await body(Transaction(connection: connection))
+        try await connection.execute("COMMIT")
+        return value
+      } catch {
+        if !connection.isBroken { try? await connection.execute("ROLLBACK") }
+        throw error
+      }
+    }
+  }
+
+  /// Runs one statement on a pooled connection.
+  @discardableResult
+  public nonisolated func query(_ sql: SQL) async throws -> [Row] {
+    try await withConnection { try await $0.query(sql) }
+  }
+}
+
+/// The connection inside `withTransaction`: it can run statements, not end the transaction.
+public struct Transaction: Sendable {
+  public let connection: PostgresConnection
+
+  @discardableResult
+  public func query(_ sql: SQL) async throws(DatabaseError) -> [Row] {
+    try await connection.query(sql)
+  }
+}

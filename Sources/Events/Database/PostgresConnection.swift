@@ -1,0 +1,198 @@
+import CLibPQ
+import Dispatch
+import Foundation
+import Synchronization
+
+/// One libpq connection. libpq blocks, so every call runs on this connection's own serial
+/// queue and the awaiting task is resumed from there: the cooperative pool never blocks.
+public final class PostgresConnection: @unchecked Sendable {
+  // `handle` is only read or written on `queue`; that is what makes the class Sendable.
+  private var handle: OpaquePointer?
+  private let queue: DispatchQueue
+  private let broken = Mutex(false)
+
+  private init(handle: OpaquePointer, label: String) {
+    self.handle = handle
+    self.queue = DispatchQueue(label: label)
+  }
+
+  deinit {
+    if let handle { PQfinish(handle) }
+  }
+
+  /// Opens a connection with the session settings every component relies on: UTC output,
+  /// and a bound on idle transactions so that a stalled worker cannot stall every reader.
+  public static func connect(url: String, applicationName: String) async throws(DatabaseError)
+    -> PostgresConnection
+  {
+    let result: Result<PostgresConnection, DatabaseError> = await withCheckedContinuation {
+      continuation in
+      DispatchQueue.global().async {
+        continuation.resume(returning: openBlocking(url: url, applicationName: applicationName))
+      }
+    }
+    let connection = try result.get()
+    try await connection.execute(
+      """
+      SET TimeZone = 'UTC';
+      SET idle_in_transaction_session_timeout = '60s';
+      SET client_min_messages = 'warning';
+      """)
+    return connection
+  }
+
+  private static func openBlocking(url: String, applicationName: String) -> Result<
+    PostgresConnection, DatabaseError
+  > {
+    let keywords = ["dbname", "connect_timeout", "application_name"]
+    let values = [url, "5", applicationName]
+    let handle: OpaquePointer? = withCStrings(keywords) { keywordPointers in
+      withCStrings(values) { valuePointers in
+        PQconnectdbParams(keywordPointers, valuePointers, 1)
+      }
+    }
+    guard let handle else { return .failure(.connectionFailed("out of memory")) }
+    guard PQstatus(handle) == CONNECTION_OK else {
+      let message = String(cString: PQerrorMessage(handle))
+        .trimmingCharacters(in: .whitespacesAndNewlines)
+      PQfinish(handle)
+      return .failure(.connectionFailed(message))
+    }
+    return .success(PostgresConnection(handle: handle, label: "postgres.\(applicationName)"))
+  }
+
+  /// True once the connection has failed; the pool then drops it instead of reusing it.
+  public var isBroken: Bool { broken.withLock { $0 } }
+
+  /// Runs one statement with bound parameters and returns its rows.
+  @discardableResult
+  public func query(_ sql: SQL) async throws(DatabaseError) -> [Row] {
+    let result: Result<[Row], DatabaseError> = await withCheckedContinuation { continuation in
+      queue.async {
+        continuation.resume(returning: self.runBlocking(sql))
+      }
+    }
+    return try result.get()
+  }
+
+  /// Runs statements without parameters (several may be separated by semicolons).
+  public func execute(_ statements: String) async throws(DatabaseError) {
+    let result: Result<Void, DatabaseError> = await withCheckedContinuation { continuation in
+      queue.async {
+        continuation.resume(returning: self.executeBlocking(statements))
+      }
+    }
+    try result.get()
+  }
+
+  /// The server's process id, so tests can terminate this very session.
+  public func backendPID() async throws(DatabaseError) -> Int {
+    try await query("SELECT pg_backend_pid() AS pid")[0].int("pid")
+  }
+
+  private func executeBlocking(_ statements: String) -> Result<Void, DatabaseError> {
+    guard let handle else { return .failure(.connectionFailed("connection closed")) }
+    let result = PQexec(handle, statements)
+    defer { PQclear(result) }
+    return check(result, statement: statements).map { _ in () }
+  }
+
+  private func runBlocking(_ sql: SQL) -> Result<[Row], DatabaseError> {
+    guard let handle else { return .failure(.connectionFailed("connection closed")) }
+    let count = sql.binds.count
+    var pointers = [UnsafeMutablePointer<CChar>?](repeating: nil, count: count)
+    var lengths = [Int32](repeating: 0, count: count)
+    var formats = [Int32](repeating: 0, count: count)
+    defer { pointers.forEach { $0?.deallocate() } }
+    for (index, bind) in sql.binds.enumerated() {
+      switch bind {
+      case .null:
+        break
+      case .text(let text):
+        let utf8 = Array(text.utf8CString)
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: utf8.count)
+        buffer.initialize(from: utf8, count: utf8.count)
+        pointers[index] = buffer
+      case .binary(let bytes):
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: max(bytes.count, 1))
+        bytes.withUnsafeBufferPointer { source in
+          source.withMemoryRebound(to: CChar.self) { chars in
+            if let base = chars.baseAddress { buffer.initialize(from: base, count: bytes.count) }
+          }
+        }
+        pointers[index] = buffer
+        lengths[index] = Int32(bytes.count)
+        formats[index] = 1
+      }
+    }
+    let result: OpaquePointer? = pointers.withUnsafeBufferPointer { values in
+      values.withMemoryRebound(to: UnsafePointer<CChar>?.self) { constValues in
+        PQexecParams(
+          handle, sql.text, Int32(count), nil, constValues.baseAddress, lengths, formats, 0)
+      }
+    }
+    defer { PQclear(result) }
+    return check(result, statement: sql.text).map { result in Self.rows(of: result) }
+  }
+
+  private func check(_ result: OpaquePointer?, statement: String) -> Result<
+    OpaquePointer?, DatabaseError
+  > {
+    let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
+    if status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK { return .success(result) }
+    guard let handle, PQstatus(handle) == CONNECTION_OK else {
+      broken.withLock { $0 = true }
+      let message = handle.map { String(cString: PQerrorMessage($0)) } ?? "connection closed"
+      return .failure(.connectionFailed(message.trimmingCharacters(in: .whitespacesAndNewlines)))
+    }
+    let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }
+      .map { String(cString: $0) } ?? "XX000"
+    let message = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "M"))) }
+      .map { String(cString: $0) } ?? String(cString: PQerrorMessage(handle))
+    let failure = DatabaseError.statementFailed(
+      sqlState: state, message: message, statement: statement)
+    if failure.isConnectionProblem { broken.withLock { $0 = true } }
+    return .failure(failure)
+  }
+
+  private static func rows(of result: OpaquePointer?) -> [Row] {
+    guard let result else { return [] }
+    let rowCount = PQntuples(result)
+    let columnCount = PQnfields(result)
+    let names = (0..<columnCount).map { String(cString: PQfname(result, $0)) }
+    var rows = [Row]()
+    rows.reserveCapacity(Int(rowCount))
+    for row in 0..<rowCount {
+      var values = [String?]()
+      values.reserveCapacity(Int(columnCount))
+      for column in 0..<columnCount {
+        if PQgetisnull(result, row, column) == 1 {
+          values.append(nil)
+        } else {
+          values.append(String(cString: PQgetvalue(result, row, column)))
+        }
+      }
+      rows.append(Row(columns: names, values: values))
+    }
+    return rows
+  }
+
+  /// Closes the connection; later calls fail with `connectionFailed`.
+  public func close() {
+    queue.sync {
+      if let handle { PQfinish(handle) }
+      handle = nil
+    }
+    broken.withLock { $0 = true }
+  }
+}
+
+private func withCStrings<R>(
+  _ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R
+) -> R {
+  let buffers = strings.map { strdup($0) }
+  defer { buffers.forEach { free($0) } }
+  var pointers: [UnsafePointer<CChar>?] = buffers.map { UnsafePointer($0) }
+  pointers.append(nil)
+  return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+}

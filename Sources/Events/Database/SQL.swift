@@ -1,0 +1,51 @@
+/// A SQL statement whose interpolated values become bound parameters (`$1`, `$2`, ...).
+///
+/// Modelled on postgres-nio's `PostgresQuery`: because `\(value)` never splices text into the
+/// statement, SQL injection cannot be typed. Identifiers that cannot be parameters (a schema
+/// name in a migration) go through `\(identifier:)`, which quotes them.
+public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConvertible {
+  public private(set) var text: String
+  public private(set) var binds: [PostgresBind]
+
+  public init(stringLiteral value: String) {
+    text = value
+    binds = []
+  }
+
+  public init(stringInterpolation: StringInterpolation) {
+    text = stringInterpolation.text
+    binds = stringInterpolation.binds
+  }
+
+  /// The statement text only: values stay out of logs and error messages.
+  public var description: String { text }
+
+  public struct StringInterpolation: StringInterpolationProtocol {
+    var text = ""
+    var binds: [PostgresBind] = []
+
+    public init(literalCapacity: Int, interpolationCount: Int) {
+      text.reserveCapacity(literalCapacity + interpolationCount * 3)
+      binds.reserveCapacity(interpolationCount)
+    }
+
+    public mutating func appendLiteral(_ literal: String) {
+      text += literal
+    }
+
+    public mutating func appendInterpolation(_ value: some PostgresEncodable) {
+      binds.append(value.postgresBind)
+      text += "$\(binds.count)"
+    }
+
+    public mutating func appendInterpolation(_ value: (some PostgresEncodable)?) {
+      binds.append(value?.postgresBind ?? .null)
+      text += "$\(binds.count)"
+    }
+
+    /// A quoted identifier (schema, table), for the few places a parameter cannot go.
+    public mutating func appendInterpolation(identifier: String) {
+      text += "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+  }
+}

@@ -1,0 +1,195 @@
+import CNats
+import Dispatch
+import Foundation
+
+/// JetStream streams and durable pull consumers. Every JetStream API call blocks in nats.c,
+/// so each runs on the client's blocking queue.
+public struct JetStream: Sendable {
+  public let client: NATSClient
+
+  public init(client: NATSClient) { self.client = client }
+
+  /// Creates the stream when it does not exist yet; leaves an existing one as it is.
+  public func ensureStream(name: String, subjects: [String], maxAgeSeconds: Int64 = 7 * 86_400)
+    async throws(NATSError)
+  {
+    try await blocking { () throws(NATSError) in
+      let js = try context()
+      defer { jsCtx_Destroy(js) }
+      var info: UnsafeMutablePointer<jsStreamInfo>?
+      var code = jsErrCode(0)
+      let found = js_GetStreamInfo(&info, js, name, nil, &code)
+      if found == NATS_OK {
+        jsStreamInfo_Destroy(info)
+        return
+      }
+      guard found == NATS_NOT_FOUND else { throw NATSError("stream info \(name)", found) }
+      var config = jsStreamConfig()
+      try check(jsStreamConfig_Init(&config), "stream config")
+      let cSubjects = subjects.map { strdup($0) }
+      defer { cSubjects.forEach { free($0) } }
+      var subjectPointers = cSubjects.map { UnsafePointer($0) }
+      let status = name.withCString { cName in
+        subjectPointers.withUnsafeMutableBufferPointer { buffer in
+          config.Name = cName
+          config.Subjects = buffer.baseAddress
+          config.SubjectsLen = Int32(buffer.count)
+          config.Storage = js_FileStorage
+          config.Retention = js_LimitsPolicy
+          config.MaxAge = maxAgeSeconds * 1_000_000_000
+          config.Duplicates = 120 * 1_000_000_000
+          return js_AddStream(&info, js, &config, nil, &code)
+        }
+      }
+      // Another replica may have created it a moment ago.
+      if status == NATS_OK || code == jsErrCode(10058) {
+        jsStreamInfo_Destroy(info)
+        return
+      }
+      throw NATSError("create stream \(name)", status)
+    }
+  }
+
+  /// Binds to (creating when missing) the durable pull consumer shared by all replicas.
+  public func pullConsumer(
+    stream: String, durable: String, filter: String, ackWaitSeconds: Int64 = 30,
+    maxAckPending: Int64 = 2_000
+  ) async throws(NATSError) -> PullConsumer {
+    try await blocking { () throws(NATSError) -> PullConsumer in
+      let js = try context()
+      var jsOptions = jsOptions()
+      try check(jsOptions_Init(&jsOptions), "options")
+      var subOptions = jsSubOptions()
+      try check(jsSubOptions_Init(&subOptions), "subscribe options")
+      var subscription: OpaquePointer?
+      var code = jsErrCode(0)
+      let status = stream.withCString { cStream in
+        subOptions.Stream = cStream
+        subOptions.Config.AckPolicy = js_AckExplicit
+        subOptions.Config.AckWait = ackWaitSeconds * 1_000_000_000
+        subOptions.Config.MaxDeliver = -1
+        subOptions.Config.MaxAckPending = maxAckPending
+        subOptions.Config.DeliverPolicy = js_DeliverAll
+        return js_PullSubscribe(&subscription, js, filter, durable, &jsOptions, &subOptions, &code)
+      }
+      guard status == NATS_OK, let subscription else {
+        jsCtx_Destroy(js)
+        throw NATSError("pull subscribe \(durable)", status)
+      }
+      return PullConsumer(subscription: subscription, context: js, client: client)
+    }
+  }
+
+  private func context() throws(NATSError) -> OpaquePointer {
+    var js: OpaquePointer?
+    var options = jsOptions()
+    try check(jsOptions_Init(&options), "options")
+    options.Wait = 5000
+    try check(natsConnection_JetStream(&js, client.connection, &options), "jetstream context")
+    return js!
+  }
+
+  private func blocking<T: Sendable>(_ work: @escaping @Sendable () throws(NATSError) -> T)
+    async throws(NATSError) -> T
+  {
+    let result: Result<T, NATSError> = await withCheckedContinuation { continuation in
+      client.blockingQueue.async {
+        continuation.resume(returning: Result { () throws(NATSError) in try work() })
+      }
+    }
+    return try result.get()
+  }
+}
+
+/// A durable pull consumer. `fetch` blocks in nats.c, so it runs on this consumer's own
+/// serial queue: one thread per consumer, never one per message.
+public final class PullConsumer: @unchecked Sendable {
+  // Immutable after init; nats.c objects are thread-safe and only destroyed in deinit.
+  private let subscription: OpaquePointer
+  private let context: OpaquePointer
+  private let client: NATSClient
+  private let queue = DispatchQueue(label: "nats.pull")
+
+  init(subscription: OpaquePointer, context: OpaquePointer, client: NATSClient) {
+    self.subscription = subscription
+    self.context = context
+    self.client = client
+  }
+
+  deinit {
+    natsSubscription_Destroy(subscription)
+    jsCtx_Destroy(context)
+  }
+
+  /// Up to `batch` messages, waiting at most `timeout` for the first; empty on timeout.
+  public func fetch(batch: Int, timeout: Duration) async throws(NATSError) -> [JetStreamMessage] {
+    let milliseconds = Int64(timeout.components.seconds * 1000)
+      + timeout.components.attoseconds / 1_000_000_000_000_000
+    let subscription = SendablePointer(subscription)  // only this serial queue fetches
+    let result: Result<[JetStreamMessage], NATSError> = await withCheckedContinuation {
+      continuation in
+      queue.async {
+        var list = natsMsgList()
+        var code = jsErrCode(0)
+        let status = natsSubscription_Fetch(
+          &list, subscription.pointer, Int32(batch), max(1, milliseconds), &code)
+        defer { natsMsgList_Destroy(&list) }
+        if status == NATS_TIMEOUT {
+          continuation.resume(returning: .success([]))
+          return
+        }
+        guard status == NATS_OK else {
+          continuation.resume(returning: .failure(NATSError("fetch", status)))
+          return
+        }
+        var messages: [JetStreamMessage] = []
+        for index in 0..<Int(list.Count) {
+          guard let message = list.Msgs[index] else { continue }
+          // Take ownership: the list must not destroy what we keep for the ack.
+          list.Msgs[index] = nil
+          messages.append(JetStreamMessage(owning: message))
+        }
+        continuation.resume(returning: .success(messages))
+      }
+    }
+    return try result.get()
+  }
+}
+
+/// One message from a pull consumer, kept alive until it is acknowledged.
+public final class JetStreamMessage: @unchecked Sendable {
+  // Owned; acked at most through nats.c's thread-safe API and destroyed in deinit.
+  private let message: OpaquePointer
+  public let subject: String
+  public let data: [UInt8]
+  public let streamSequence: UInt64
+  public let deliveryCount: UInt64
+
+  init(owning message: OpaquePointer) {
+    self.message = message
+    let copy = NATSMessage(copying: message)
+    subject = copy.subject
+    data = copy.data
+    var meta: UnsafeMutablePointer<jsMsgMetaData>?
+    if natsMsg_GetMetaData(&meta, message) == NATS_OK, let meta {
+      streamSequence = meta.pointee.Sequence.Stream
+      deliveryCount = meta.pointee.NumDelivered
+      jsMsgMetaData_Destroy(meta)
+    } else {
+      streamSequence = 0
+      deliveryCount = 0
+    }
+  }
+
+  deinit { natsMsg_Destroy(message) }
+
+  /// Acknowledges the message: JetStream will not deliver it again.
+  public func ack() throws(NATSError) {
+    try check(natsMsg_Ack(message, nil), "ack")
+  }
+
+  /// Asks for redelivery later (after a failure that is not the message's fault).
+  public func nak() throws(NATSError) {
+    try check(natsMsg_Nak(message, nil), "nak")
+  }
+}

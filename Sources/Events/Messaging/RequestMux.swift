@@ -1,0 +1,92 @@
+import CNats
+import Synchronization
+
+/// Request/reply without a thread per request: one wildcard subscription on the client's
+/// inbox receives every reply, and each is handed to the task waiting for its token.
+final class RequestMux: Sendable {
+  private struct State {
+    var nextToken: UInt64 = 0
+    var waiting: [UInt64: CheckedContinuation<NATSMessage, any Error>] = [:]
+  }
+
+  let prefix: String
+  private let state = Mutex(State())
+  // nats.c subscriptions are thread-safe; the Mutex only guards setting it once.
+  private let subscription = Mutex<SendablePointer?>(nil)
+
+  init(prefix: String) { self.prefix = prefix }
+
+  func start(on client: NATSClient) throws(NATSError) {
+    var sub: OpaquePointer?
+    let context = Unmanaged.passUnretained(self).toOpaque()
+    try check(
+      natsConnection_Subscribe(&sub, client.connection, prefix + "*", onReply, context),
+      "subscribe to the reply inbox")
+    subscription.withLock { $0 = sub.map(SendablePointer.init) }
+  }
+
+  deinit {
+    subscription.withLock { sub in
+      if let sub {
+        natsSubscription_Unsubscribe(sub.pointer)
+        natsSubscription_Destroy(sub.pointer)
+      }
+    }
+  }
+
+  func request(
+    subject: String, data: [UInt8], contentType: String?, timeout: Duration, client: NATSClient
+  ) async throws(NATSError) -> NATSMessage {
+    let token = state.withLock { state -> UInt64 in
+      state.nextToken += 1
+      return state.nextToken
+    }
+    let reply = prefix + String(token)
+    do {
+      let message = try await withTaskCancellationHandler {
+        try await withCheckedThrowingContinuation { continuation in
+          state.withLock { $0.waiting[token] = continuation }
+          do {
+            try client.publish(subject, data, reply: reply, contentType: contentType)
+          } catch {
+            resume(token, with: .failure(error))
+            return
+          }
+          Task {
+            try? await Task.sleep(for: timeout)
+            self.resume(token, with: .failure(NATSError.timeout(subject: subject)))
+          }
+        }
+      } onCancel: {
+        resume(token, with: .failure(CancellationError()))
+      }
+      if message.isNoResponders { throw NATSError.noResponders(subject: subject) }
+      return message
+    } catch let error as NATSError {
+      throw error
+    } catch {
+      throw NATSError.closed
+    }
+  }
+
+  /// Resumes the waiter for `token` once; later calls for the same token do nothing.
+  func resume(_ token: UInt64, with result: Result<NATSMessage, any Error>) {
+    let continuation = state.withLock { $0.waiting.removeValue(forKey: token) }
+    continuation?.resume(with: result)
+  }
+}
+
+private func onReply(
+  _: OpaquePointer?, _: OpaquePointer?, _ message: OpaquePointer?,
+  _ context: UnsafeMutableRawPointer?
+) {
+  guard let message else { return }
+  defer { natsMsg_Destroy(message) }
+  guard let context else { return }
+  let mux = Unmanaged<RequestMux>.fromOpaque(context).takeUnretainedValue()
+  let copy = NATSMessage(copying: message)
+  guard let dot = copy.subject.lastIndex(of: "."),
+    let token = UInt64(copy.subject[copy.subject.index(after: dot)...])
+  else { return }
+  mux.resume(token, with: .success(copy))
+}

@@ -1,0 +1,112 @@
+import Synchronization
+
+/// In-process Prometheus metrics: counters and histograms, labelled, rendered in the text
+/// exposition format. One registry a process, passed to whoever counts.
+public final class Metrics: Sendable {
+  private struct Key: Hashable {
+    let name: String
+    let labels: [String: String]
+  }
+
+  private struct Histogram {
+    var buckets: [Double]
+    var counts: [Int]
+    var sum = 0.0
+    var count = 0
+  }
+
+  private struct State {
+    var help: [String: (type: String, text: String)] = [:]
+    var counters: [Key: Double] = [:]
+    var gauges: [Key: Double] = [:]
+    var histograms: [Key: Histogram] = [:]
+  }
+
+  /// Latency buckets in seconds, from a tenth of a millisecond to half a minute.
+  public static let latencyBuckets: [Double] = [
+    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
+    10, 30,
+  ]
+
+  private let state = Mutex(State())
+
+  public init() {}
+
+  public func describe(_ name: String, type: String, help: String) {
+    state.withLock { $0.help[name] = (type, help) }
+  }
+
+  public func increment(_ name: String, by value: Double = 1, labels: [String: String] = [:]) {
+    state.withLock { $0.counters[Key(name: name, labels: labels), default: 0] += value }
+  }
+
+  public func set(_ name: String, _ value: Double, labels: [String: String] = [:]) {
+    state.withLock { $0.gauges[Key(name: name, labels: labels)] = value }
+  }
+
+  public func observe(_ name: String, _ value: Double, labels: [String: String] = [:]) {
+    state.withLock { state in
+      let key = Key(name: name, labels: labels)
+      var histogram =
+        state.histograms[key]
+        ?? Histogram(
+          buckets: Self.latencyBuckets, counts: Array(repeating: 0, count: Self.latencyBuckets.count))
+      for (index, bound) in histogram.buckets.enumerated() where value <= bound {
+        histogram.counts[index] += 1
+      }
+      histogram.sum += value
+      histogram.count += 1
+      state.histograms[key] = histogram
+    }
+  }
+
+  public func counter(_ name: String, labels: [String: String] = [:]) -> Double {
+    state.withLock { $0.counters[Key(name: name, labels: labels)] ?? 0 }
+  }
+
+  /// The Prometheus text format.
+  public func render() -> String {
+    state.withLock { state in
+      var out = ""
+      var described = Set<String>()
+      func header(_ name: String, _ fallbackType: String) {
+        guard described.insert(name).inserted else { return }
+        if let help = state.help[name] {
+          out += "# HELP \(name) \(help.text)\n# TYPE \(name) \(help.type)\n"
+        } else {
+          out += "# TYPE \(name) \(fallbackType)\n"
+        }
+      }
+      func labelText(_ labels: [String: String], extra: (String, String)? = nil) -> String {
+        var pairs = labels.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        if let extra { pairs.append(extra) }
+        guard !pairs.isEmpty else { return "" }
+        let body = pairs.map { key, value in
+          let escaped = value.replacingOccurrences(of: "\\", with: "\\\\")
+            .replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\n", with: "\\n")
+          return "\(key)=\"\(escaped)\""
+        }
+        return "{" + body.joined(separator: ",") + "}"
+      }
+      for (key, value) in state.counters.sorted(by: { $0.key.name < $1.key.name }) {
+        header(key.name, "counter")
+        out += "\(key.name)\(labelText(key.labels)) \(value)\n"
+      }
+      for (key, value) in state.gauges.sorted(by: { $0.key.name < $1.key.name }) {
+        header(key.name, "gauge")
+        out += "\(key.name)\(labelText(key.labels)) \(value)\n"
+      }
+      for (key, histogram) in state.histograms.sorted(by: { $0.key.name < $1.key.name }) {
+        header(key.name, "histogram")
+        for (index, bound) in histogram.buckets.enumerated() {
+          out +=
+            "\(key.name)_bucket\(labelText(key.labels, extra: ("le", "\(bound)"))) \(histogram.counts[index])\n"
+        }
+        out += "\(key.name)_bucket\(labelText(key.labels, extra: ("le", "+Inf"))) \(histogram.count)\n"
+        out += "\(key.name)_sum\(labelText(key.labels)) \(histogram.sum)\n"
+        out += "\(key.name)_count\(labelText(key.labels)) \(histogram.count)\n"
+      }
+      return out
+    }
+  }
+}

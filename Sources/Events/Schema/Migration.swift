@@ -1,0 +1,21 @@
+/// One versioned step of the schema. Steps are applied in order, each in its own
+/// transaction, and never edited once released: a change is a new step.
+public struct Migration: Sendable {
+  public let version: Int
+  public let name: String
+  public let sql: String
+
+  public init(version: Int, name: String, sql: String) {
+    self.version = version
+    self.name = name
+    self.sql = sql
+  }
+
+  /// Every migration of the project, in order.
+  public static let all: [Migration] = [
+    .v001EventLog,
+    .v002Directory,
+    .v003Alarms,
+    .v004Notifications,
+  ]
+}
