@@ -1,1 +1,13 @@
-print("todo")
+import Events
+import Foundation
+
+let configuration = Configuration.loadOrExit(component: "FanoutWorker")
+let logger = Logger(component: "FanoutWorker", minimumLevel: configuration.logLevel)
+do {
+  let service = try FanoutWorker.make(
+    configuration: configuration, logger: logger, clock: SystemClock())
+  exit(await ServiceRunner.run(service, logger: logger))
+} catch {
+  logger.error("cannot start", ["error": error])
+  exit(1)
+}

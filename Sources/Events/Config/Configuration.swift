@@ -32,6 +32,7 @@ public struct Configuration: Sendable {
   /// Not in the contract: operational knobs with safe defaults.
   public var logLevel: Logger.Level
   public var databasePoolSize: Int
+  public var natsSubjectPrefix: String
 
   public static let defaultDatabaseURL = "postgresql://mowdeck:mowdeck@127.0.0.1:5432/mowdeck"
 
@@ -76,7 +77,8 @@ public struct Configuration: Sendable {
       pruneIntervalSeconds: try reader.positive(
         "MOWDECK_NOTIFICATIONS_PRUNE_INTERVAL_SECONDS", 3600),
       logLevel: try reader.logLevel("MOWDECK_LOG_LEVEL") ?? .info,
-      databasePoolSize: try reader.positive("MOWDECK_DATABASE_POOL_SIZE", 4)
+      databasePoolSize: try reader.positive("MOWDECK_DATABASE_POOL_SIZE", 4),
+      natsSubjectPrefix: try reader.string("MOWDECK_NATS_SUBJECT_PREFIX") ?? ""
     )
   }
 

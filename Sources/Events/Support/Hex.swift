@@ -36,3 +36,9 @@ public enum Hex {
     }
   }
 }
+
+extension Hex {
+  static func isDigit(_ c: UInt8) -> Bool {
+    (48...57).contains(c) || (97...102).contains(c) || (65...70).contains(c)
+  }
+}

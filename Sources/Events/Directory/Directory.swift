@@ -1,0 +1,125 @@
+import Foundation
+
+/// Users, mowers, grants, devices and web sessions (CONTRACT.md section 4): the one place
+/// that writes them, used by the admin command line and the HTTP API alike.
+public struct Directory: Sendable {
+  public let pool: DatabasePool
+
+  public init(pool: DatabasePool) { self.pool = pool }
+
+  public enum Failure: Error, CustomStringConvertible, Equatable {
+    case unknownUser(String)
+    case invalidToken
+    case invalidEnvironment(String)
+
+    public var description: String {
+      switch self {
+      case .unknownUser(let id): return "no user \(id)"
+      case .invalidToken: return "a device token is 64 hexadecimal digits"
+      case .invalidEnvironment(let value):
+        return "environment must be sandbox or production, got \(value)"
+      }
+    }
+  }
+
+  public func addUser(id: String, name: String) async throws {
+    try await pool.query(
+      """
+      INSERT INTO users (user_id, name) VALUES (\(id), \(name))
+      ON CONFLICT (user_id) DO UPDATE SET name = EXCLUDED.name
+      """)
+  }
+
+  public func addMower(id: String, name: String?) async throws {
+    try await pool.query(
+      """
+      INSERT INTO mowers (mower_id, name) VALUES (\(id), \(name))
+      ON CONFLICT (mower_id) DO UPDATE SET name = coalesce(EXCLUDED.name, mowers.name)
+      """)
+  }
+
+  /// Lets `userID` see `mowerID` (creating the mower when unknown).
+  public func grant(mowerID: String, userID: String) async throws {
+    try await requireUser(userID)
+    try await addMower(id: mowerID, name: nil)
+    try await pool.query(
+      "INSERT INTO grants (mower_id, user_id) VALUES (\(mowerID), \(userID)) ON CONFLICT DO NOTHING")
+  }
+
+  /// Registers (or re-activates, or moves to this user) an APNs device token.
+  @discardableResult
+  public func addDevice(userID: String, token: String, environment: String) async throws -> UUID {
+    try Self.validate(token: token)
+    guard environment == "sandbox" || environment == "production" else {
+      throw Failure.invalidEnvironment(environment)
+    }
+    try await requireUser(userID)
+    let rows = try await pool.query(
+      """
+      INSERT INTO devices (user_id, token, environment) VALUES (\(userID), \(token.lowercased()), \(environment))
+      ON CONFLICT (token) DO UPDATE SET user_id = EXCLUDED.user_id,
+        environment = EXCLUDED.environment, active = true, registered_at = now(),
+        deactivated_at = NULL
+      RETURNING device_id
+      """)
+    return try rows[0].uuid("device_id")
+  }
+
+  /// Removes a user's device; returns false when the user has no such token.
+  public func removeDevice(userID: String, token: String) async throws -> Bool {
+    try Self.validate(token: token)
+    return !(try await pool.query(
+      "DELETE FROM devices WHERE user_id = \(userID) AND token = \(token.lowercased()) RETURNING device_id"
+    ).isEmpty)
+  }
+
+  /// Creates a web session and returns its bearer token. Only its SHA-256 is stored.
+  public func createSession(userID: String, lifetime: TimeInterval = 30 * 86_400) async throws
+    -> String
+  {
+    try await requireUser(userID)
+    let token = Self.randomToken()
+    try await pool.query(
+      """
+      INSERT INTO sessions (token_hash, user_id, expires_at)
+      VALUES (\(Digest.sha256Hex(Array(token.utf8))), \(userID),
+              now() + make_interval(secs => \(lifetime)))
+      """)
+    return token
+  }
+
+  /// The user a live session token belongs to, or nil.
+  public func user(forSessionToken token: String) async throws -> String? {
+    let rows = try await pool.query(
+      """
+      SELECT user_id FROM sessions
+      WHERE token_hash = \(Digest.sha256Hex(Array(token.utf8)))
+        AND revoked_at IS NULL AND expires_at > now()
+      """)
+    return try rows.first?.string("user_id")
+  }
+
+  public func revokeSession(token: String) async throws {
+    try await pool.query(
+      "UPDATE sessions SET revoked_at = now() WHERE token_hash = \(Digest.sha256Hex(Array(token.utf8)))"
+    )
+  }
+
+  public static func validate(token: String) throws {
+    guard token.utf8.count == 64, token.utf8.allSatisfy({ Hex.isDigit($0) }) else {
+      throw Failure.invalidToken
+    }
+  }
+
+  private func requireUser(_ userID: String) async throws {
+    guard !(try await pool.query("SELECT 1 FROM users WHERE user_id = \(userID)").isEmpty) else {
+      throw Failure.unknownUser(userID)
+    }
+  }
+
+  private static func randomToken() -> String {
+    var generator = SystemRandomNumberGenerator()
+    let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    return Hex.encode(bytes)
+  }
+}

@@ -1,0 +1,69 @@
+import Foundation
+
+/// The fleet description of `fleet40.fleet.json`: users, mowers, grants and devices.
+public struct FleetFile: Sendable, Decodable {
+  public struct User: Sendable, Decodable {
+    public let user_id: String
+    public let name: String
+  }
+  public struct Mower: Sendable, Decodable {
+    public let mower_id: String
+    public let name: String?
+  }
+  public struct Grant: Sendable, Decodable {
+    public let user_id: String
+    public let mower_id: String
+  }
+  public struct Device: Sendable, Decodable {
+    public let user_id: String
+    public let token: String
+    public let environment: String
+  }
+
+  public let users: [User]
+  public let mowers: [Mower]
+  public let grants: [Grant]
+  public let devices: [Device]
+
+  public static func load(path: String) throws -> FleetFile {
+    try JSONDecoder().decode(FleetFile.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+  }
+}
+
+extension Directory {
+  /// Imports a fleet idempotently, in one transaction: importing twice changes nothing.
+  public func importFleet(_ fleet: FleetFile) async throws {
+    for device in fleet.devices { try Self.validate(token: device.token) }
+    try await pool.withTransaction { tx in
+      try await tx.query(
+        """
+        INSERT INTO users (user_id, name)
+        SELECT * FROM unnest(\(PostgresArray(fleet.users.map(\.user_id)))::text[],
+                             \(PostgresArray(fleet.users.map(\.name)))::text[])
+        ON CONFLICT (user_id) DO UPDATE SET name = EXCLUDED.name
+        """)
+      try await tx.query(
+        """
+        INSERT INTO mowers (mower_id, name)
+        SELECT * FROM unnest(\(PostgresArray(fleet.mowers.map(\.mower_id)))::text[],
+                             \(PostgresArray(fleet.mowers.map(\.name)))::text[])
+        ON CONFLICT (mower_id) DO UPDATE SET name = EXCLUDED.name
+        """)
+      try await tx.query(
+        """
+        INSERT INTO grants (mower_id, user_id)
+        SELECT * FROM unnest(\(PostgresArray(fleet.grants.map(\.mower_id)))::text[],
+                             \(PostgresArray(fleet.grants.map(\.user_id)))::text[])
+        ON CONFLICT DO NOTHING
+        """)
+      try await tx.query(
+        """
+        INSERT INTO devices (user_id, token, environment)
+        SELECT * FROM unnest(\(PostgresArray(fleet.devices.map(\.user_id)))::text[],
+                             \(PostgresArray(fleet.devices.map { $0.token.lowercased() }))::text[],
+                             \(PostgresArray(fleet.devices.map(\.environment)))::text[])
+        ON CONFLICT (token) DO NOTHING
+        """)
+    }
+  }
+}

@@ -1,0 +1,109 @@
+import Foundation
+
+/// The fan-out's word that one ingress message is committed (`Subjects.alarmDecided`).
+public struct DecidedAlarm: Sendable {
+  public let streamSequence: UInt64
+  public let eventID: String?
+  public let outcome: String
+  /// When this process learnt of it, for latency figures.
+  public let noticedAt: ContinuousClock.Instant
+}
+
+/// Publishes alarms on the ingress subject the way upstream does and waits until the
+/// fan-out has committed each decision. Used by `mowdeck publish`, `mowdeck replay` and the
+/// benchmarks. JetStream's publish acknowledgement gives the stream sequence; the fan-out's
+/// `decided` message names it; if that message is lost, the database is asked instead.
+public actor AlarmPublisher {
+  private let nats: NATSClient
+  private let subjects: Subjects
+  private let pool: DatabasePool?
+  private var arrived: [UInt64: DecidedAlarm] = [:]
+  private var waiters: [UInt64: CheckedContinuation<DecidedAlarm?, Never>] = [:]
+  private var listener: Task<Void, Never>?
+
+  public init(nats: NATSClient, subjects: Subjects, pool: DatabasePool?) async throws {
+    self.nats = nats
+    self.subjects = subjects
+    self.pool = pool
+    let subscription = try nats.subscribe(subjects.alarmDecided)
+    try await nats.flush()
+    // The stream may not exist yet when no fan-out has run; publishing needs it.
+    try await JetStream(client: nats).ensureStream(
+      name: subjects.alarmsStream, subjects: [subjects.alarmsWildcard])
+    listener = Task { [weak self] in
+      for await message in subscription {
+        guard let object = JSON.object(from: message.data),
+          let sequence = object["stream_seq"] as? Int
+        else { continue }
+        let decided = DecidedAlarm(
+          streamSequence: UInt64(sequence), eventID: object["event_id"] as? String,
+          outcome: object["outcome"] as? String ?? "unknown", noticedAt: .now)
+        await self?.deliver(decided)
+      }
+    }
+  }
+
+  deinit { listener?.cancel() }
+
+  /// Publishes `payload` byte for byte on `subject`; returns the JetStream stream sequence.
+  public func publish(subject: String, payload: [UInt8]) async throws -> UInt64 {
+    let reply = try await nats.request(subject, payload, timeout: .seconds(5))
+    guard let ack = JSON.object(from: reply.data), let sequence = ack["seq"] as? Int else {
+      let text = String(decoding: reply.data.prefix(200), as: UTF8.self)
+      throw NATSError.call(operation: "publish to JetStream", status: text)
+    }
+    return UInt64(sequence)
+  }
+
+  /// Publishes and waits until the fan-out has committed the decision.
+  public func publishAndWait(subject: String, payload: [UInt8], timeout: Duration) async throws
+    -> DecidedAlarm
+  {
+    let sequence = try await publish(subject: subject, payload: payload)
+    return try await waitDecided(sequence, timeout: timeout)
+  }
+
+  /// Waits for the decision about `sequence`, asking the database each second in case the
+  /// fan-out's message was lost.
+  public func waitDecided(_ sequence: UInt64, timeout: Duration) async throws -> DecidedAlarm {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+      if let decided = await wait(sequence, upTo: .seconds(1)) { return decided }
+      if let pool,
+        let row = try await pool.query(
+          "SELECT outcome FROM ingress_messages WHERE stream_seq = \(Int64(sequence))"
+        ).first
+      {
+        return DecidedAlarm(
+          streamSequence: sequence, eventID: nil, outcome: try row.string("outcome"),
+          noticedAt: .now)
+      }
+    }
+    throw NATSError.timeout(subject: "decision of stream sequence \(sequence)")
+  }
+
+  private func wait(_ sequence: UInt64, upTo duration: Duration) async -> DecidedAlarm? {
+    if let decided = arrived.removeValue(forKey: sequence) { return decided }
+    return await withCheckedContinuation { continuation in
+      waiters[sequence] = continuation
+      Task {
+        try? await Task.sleep(for: duration)
+        self.expire(sequence)
+      }
+    }
+  }
+
+  private func expire(_ sequence: UInt64) {
+    waiters.removeValue(forKey: sequence)?.resume(returning: nil)
+  }
+
+  private func deliver(_ decided: DecidedAlarm) {
+    if let waiter = waiters.removeValue(forKey: decided.streamSequence) {
+      waiter.resume(returning: decided)
+    } else {
+      // Decisions about other publishers' alarms arrive too; keep a bounded memory of them.
+      if arrived.count > 200_000 { arrived.removeAll() }
+      arrived[decided.streamSequence] = decided
+    }
+  }
+}

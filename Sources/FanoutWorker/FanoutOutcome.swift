@@ -1,0 +1,17 @@
+import Foundation
+
+/// What handling one ingress message came to, for the ack, the wake-ups and the metrics.
+struct FanoutOutcome: Sendable, Equatable {
+  enum Kind: String, Sendable {
+    case pushed, suppressed, duplicate, rejected
+    /// The message was handled before (a redelivery after a crash between commit and ack).
+    case alreadyHandled = "already_handled"
+  }
+
+  let kind: Kind
+  let correlationID: UUID
+  let mowerID: String?
+  var reservedImage: Bool = false
+  var deliveries: Int = 0
+  var detail: String? = nil
+}

@@ -1,0 +1,139 @@
+import Events
+import Foundation
+
+/// Everything one decision writes, worked out before the write: ids, rows and events.
+struct FanoutPlan: Sendable {
+  struct NotificationRow: Sendable {
+    let notificationID: UUID
+    let userID: String
+  }
+
+  struct DeliveryRow: Sendable {
+    let deliveryID: UUID
+    let notificationID: UUID
+    let deviceID: UUID
+    let environment: String
+    let tokenPrefix: String
+  }
+
+  let alarm: IngressAlarm
+  let decisionTime: Date
+  let decision: Decision
+  let recipients: [Recipient]
+  let streamSequence: UInt64
+  let imageID: UUID?
+  let notifications: [NotificationRow]
+  let deliveries: [DeliveryRow]
+
+  init(
+    alarm: IngressAlarm, decisionTime: Date, decision: Decision, recipients: [Recipient],
+    streamSequence: UInt64
+  ) {
+    self.alarm = alarm
+    self.decisionTime = decisionTime
+    self.decision = decision
+    self.recipients = recipients
+    self.streamSequence = streamSequence
+    guard case .pushed(let photo) = decision else {
+      imageID = nil
+      notifications = []
+      deliveries = []
+      return
+    }
+    imageID = photo == .reserved ? UUID() : nil
+    var notifications: [NotificationRow] = []
+    var deliveries: [DeliveryRow] = []
+    for recipient in recipients {
+      // A random id per user: the only identifier that ever appears in a push URL.
+      let notification = NotificationRow(notificationID: UUID(), userID: recipient.userID)
+      notifications.append(notification)
+      for device in recipient.devices {
+        deliveries.append(
+          DeliveryRow(
+            deliveryID: UUID(), notificationID: notification.notificationID,
+            deviceID: device.deviceID, environment: device.environment,
+            tokenPrefix: device.tokenPrefix))
+      }
+    }
+    self.notifications = notifications
+    self.deliveries = deliveries
+  }
+
+  var isPushed: Bool {
+    if case .pushed = decision { return true }
+    return false
+  }
+
+  var photoLabel: String? {
+    if case .pushed(let photo) = decision { return photo.label }
+    return nil
+  }
+
+  /// The facts, in the order they happened.
+  var events: [NewEvent] {
+    let id = alarm.eventID
+    var events = [
+      NewEvent(
+        .alarmReceived, correlationID: id,
+        data: [
+          "mower_id": alarm.mowerID, "kind": alarm.kind, "class": alarm.alarmClass.rawValue,
+          "occurred_at": alarm.occurredAt, "decided_on": decisionTime,
+          "mower_name": alarm.mowerName, "reason": alarm.reason,
+          "stream_seq": Int(streamSequence),
+        ])
+    ]
+    switch decision {
+    case .suppressed(let lastPush, let cooldown):
+      events.append(
+        NewEvent(
+          .alarmSuppressed, correlationID: id,
+          data: [
+            "class": alarm.alarmClass.rawValue, "cooldown_s": cooldown,
+            "last_push_on": lastPush,
+            "seconds_since_last_push": Int(decisionTime.timeIntervalSince(lastPush)),
+          ]))
+    case .pushed(let photo):
+      for notification in notifications {
+        events.append(
+          NewEvent(
+            .notificationCreated, correlationID: id,
+            data: [
+              "notification_id": notification.notificationID, "user_id": notification.userID,
+              "has_image": imageID != nil,
+            ]))
+      }
+      for delivery in deliveries {
+        events.append(
+          NewEvent(
+            .deliveryQueued, correlationID: id,
+            data: [
+              "delivery_id": delivery.deliveryID, "notification_id": delivery.notificationID,
+              "device_id": delivery.deviceID, "environment": delivery.environment,
+              "token_prefix": delivery.tokenPrefix,
+            ]))
+      }
+      switch photo {
+      case .reserved:
+        events.append(
+          NewEvent(
+            .imageReserved, correlationID: id,
+            data: ["image_id": imageID, "mower_id": alarm.mowerID]))
+      case .skipped(let reason):
+        events.append(
+          NewEvent(
+            .photoSkipped, correlationID: id,
+            data: ["reason": reason.rawValue, "mower_id": alarm.mowerID]))
+      case .none:
+        break
+      }
+    }
+    return events
+  }
+
+  var outcome: FanoutOutcome {
+    FanoutOutcome(
+      kind: isPushed ? .pushed : .suppressed, correlationID: alarm.eventID,
+      mowerID: alarm.mowerID, reservedImage: imageID != nil, deliveries: deliveries.count,
+      detail: photoLabel)
+  }
+}

@@ -1,0 +1,184 @@
+import Events
+import Foundation
+
+/// Takes the decision about one ingress message in one transaction: the facts, the state
+/// they describe and the next stages' work commit together or not at all (ADR 0002).
+struct FanoutStore: Sendable {
+  let pool: DatabasePool
+  let rules: DecisionRules
+  let subjects: Subjects
+  let eventLog = EventLog()
+
+  /// Brings the schema up to date, waiting for PostgreSQL when it is not up yet.
+  func migrate(logger: Logger) async throws {
+    var backoff = Backoff(initial: 0.2, maximum: 5)
+    while true {
+      do {
+        try await Migrator(pool: pool, logger: logger).migrate()
+        return
+      } catch {
+        logger.warning("database not ready, retrying", ["error": error])
+        guard await backoff.wait() else { throw CancellationError() }
+      }
+    }
+  }
+
+  func handle(
+    subject: String, payload: [UInt8], streamSequence: UInt64, receivedAt: Date
+  ) async throws -> FanoutOutcome {
+    do {
+      switch IngressAlarm.parse(subject: subject, subjects: subjects, payload: payload) {
+      case .failure(let rejection):
+        return try await reject(
+          rejection, subject: subject, payload: payload, streamSequence: streamSequence)
+      case .success(let alarm):
+        return try await decide(alarm, streamSequence: streamSequence, receivedAt: receivedAt)
+      }
+    } catch let error as DatabaseError
+      where error.isUniqueViolation && "\(error)".contains("ingress_messages")
+    {
+      // Committed earlier by this or another replica; the ack was lost. Nothing new happens.
+      return FanoutOutcome(
+        kind: .alreadyHandled, correlationID: Self.correlationID(streamSequence: streamSequence),
+        mowerID: nil)
+    }
+  }
+
+  private func reject(
+    _ rejection: IngressAlarm.Rejection, subject: String, payload: [UInt8], streamSequence: UInt64
+  ) async throws -> FanoutOutcome {
+    let correlationID =
+      IngressAlarm.eventIDIfAny(in: payload) ?? Self.correlationID(streamSequence: streamSequence)
+    let mowerID =
+      subject.hasPrefix(subjects.alarmSubjectPrefix)
+      ? String(subject.dropFirst(subjects.alarmSubjectPrefix.count)) : nil
+    try await pool.withTransaction { tx in
+      try await recordIngress(streamSequence, correlationID, "rejected", tx)
+      try await eventLog.append(
+        [
+          NewEvent(
+            .alarmRejected, correlationID: correlationID,
+            data: [
+              "reason": rejection.rawValue, "subject": subject, "mower_id": mowerID,
+              "stream_seq": Int(streamSequence), "payload_bytes": payload.count,
+              "payload_sha256": Digest.sha256Hex(payload),
+            ])
+        ], in: tx)
+    }
+    return FanoutOutcome(
+      kind: .rejected, correlationID: correlationID, mowerID: mowerID, detail: rejection.rawValue)
+  }
+
+  private func decide(_ alarm: IngressAlarm, streamSequence: UInt64, receivedAt: Date)
+    async throws -> FanoutOutcome
+  {
+    let time = DecisionRules.decisionTime(occurredAt: alarm.occurredAt, receivedAt: receivedAt)
+    return try await pool.withTransaction { tx in
+      // The row lock serialises every decision about this mower, across replicas.
+      let state = try await lockMower(alarm.mowerID, tx)
+      let context = try await tx.query(
+        """
+        SELECT EXISTS (SELECT 1 FROM alarms WHERE event_id = \(alarm.eventID)) AS seen,
+          (SELECT count(*) FROM photo_reservations
+            WHERE mower_id = \(alarm.mowerID)
+              AND reserved_on > \(time)::timestamptz - interval '24 hours'
+              AND reserved_on <= \(time)::timestamptz) AS reservations,
+          (SELECT coalesce(json_agg(json_build_object(
+              'user_id', g.user_id,
+              'devices', (SELECT coalesce(json_agg(json_build_object(
+                  'device_id', d.device_id, 'environment', d.environment,
+                  'token_prefix', left(d.token, 8)) ORDER BY d.registered_at, d.device_id), '[]')
+                FROM devices d WHERE d.user_id = g.user_id AND d.active))
+              ORDER BY g.user_id), '[]')::text
+            FROM grants g WHERE g.mower_id = \(alarm.mowerID)) AS recipients
+        """)[0]
+      if try context.bool("seen") {
+        try await recordIngress(streamSequence, alarm.eventID, "duplicate", tx)
+        return FanoutOutcome(kind: .duplicate, correlationID: alarm.eventID, mowerID: alarm.mowerID)
+      }
+      let recipients = Recipient.decode(try context.string("recipients"))
+      let decision = rules.decide(
+        alarm.alarmClass, at: time, state: state,
+        reservationsInLastDay: try context.int("reservations"), recipients: recipients.count)
+      let plan = FanoutPlan(
+        alarm: alarm, decisionTime: time, decision: decision, recipients: recipients,
+        streamSequence: streamSequence)
+      try await write(plan, tx)
+      try await eventLog.append(plan.events, in: tx)
+      return plan.outcome
+    }
+  }
+
+  private func lockMower(_ mowerID: String, _ tx: Transaction) async throws -> MowerState {
+    let row = try await tx.query(
+      """
+      INSERT INTO mower_state (mower_id) VALUES (\(mowerID))
+      ON CONFLICT (mower_id) DO UPDATE SET mower_id = EXCLUDED.mower_id
+      RETURNING last_theft_push_at, last_error_push_at, last_photo_at
+      """)[0]
+    return MowerState(
+      lastTheftPush: try row.optionalDate("last_theft_push_at"),
+      lastErrorPush: try row.optionalDate("last_error_push_at"),
+      lastPhoto: try row.optionalDate("last_photo_at"))
+  }
+
+  /// All state of a decision in one statement: the alarm, the mower's state, the photo
+  /// reservation, notifications (inbox items), deliveries and the ingress record.
+  private func write(_ plan: FanoutPlan, _ tx: Transaction) async throws {
+    let alarm = plan.alarm
+    let pushed = plan.isPushed
+    try await tx.query(
+      """
+      WITH alarm AS (
+        INSERT INTO alarms (event_id, mower_id, kind, alarm_class, occurred_at, decided_on,
+                            mower_name, reason, decision, photo, recipients)
+        VALUES (\(alarm.eventID), \(alarm.mowerID), \(alarm.kind), \(alarm.alarmClass.rawValue),
+                \(alarm.occurredAt), \(plan.decisionTime), \(alarm.mowerName), \(alarm.reason),
+                \(pushed ? "pushed" : "suppressed"), \(plan.photoLabel),
+                \(pushed ? plan.recipients.count : 0))
+      ), state AS (
+        UPDATE mower_state SET
+          last_theft_push_at = CASE WHEN \(pushed && alarm.alarmClass == .theft)::boolean
+                               THEN \(plan.decisionTime)::timestamptz ELSE last_theft_push_at END,
+          last_error_push_at = CASE WHEN \(pushed && alarm.alarmClass == .error)::boolean
+                               THEN \(plan.decisionTime)::timestamptz ELSE last_error_push_at END,
+          last_photo_at = CASE WHEN \(plan.imageID != nil)::boolean
+                          THEN \(plan.decisionTime)::timestamptz ELSE last_photo_at END
+        WHERE mower_id = \(alarm.mowerID)
+      ), reservation AS (
+        INSERT INTO photo_reservations (image_id, event_id, mower_id, reserved_on)
+        SELECT \(plan.imageID)::uuid, \(alarm.eventID), \(alarm.mowerID), \(plan.decisionTime)
+        WHERE \(plan.imageID)::uuid IS NOT NULL
+      ), notification AS (
+        INSERT INTO notifications (notification_id, event_id, user_id, image_id)
+        SELECT n, \(alarm.eventID), u, \(plan.imageID)::uuid
+        FROM unnest(\(PostgresArray(plan.notifications.map(\.notificationID)))::uuid[],
+                    \(PostgresArray(plan.notifications.map(\.userID)))::text[]) AS x(n, u)
+      ), delivery AS (
+        INSERT INTO deliveries (delivery_id, notification_id, device_id)
+        SELECT d, n, v
+        FROM unnest(\(PostgresArray(plan.deliveries.map(\.deliveryID)))::uuid[],
+                    \(PostgresArray(plan.deliveries.map(\.notificationID)))::uuid[],
+                    \(PostgresArray(plan.deliveries.map(\.deviceID)))::uuid[]) AS x(d, n, v)
+      )
+      INSERT INTO ingress_messages (stream_seq, correlation_id, outcome)
+      VALUES (\(Int64(plan.streamSequence)), \(alarm.eventID), 'decided')
+      """)
+  }
+
+  private func recordIngress(
+    _ streamSequence: UInt64, _ correlationID: UUID, _ outcome: String, _ tx: Transaction
+  ) async throws {
+    try await tx.query(
+      """
+      INSERT INTO ingress_messages (stream_seq, correlation_id, outcome)
+      VALUES (\(Int64(streamSequence)), \(correlationID), \(outcome))
+      """)
+  }
+
+  /// A stable id for a message that carries no usable event id: the same message,
+  /// redelivered, correlates the same way.
+  static func correlationID(streamSequence: UInt64) -> UUID {
+    Digest.uuid(from: "mowdeck.ingress.\(streamSequence)")
+  }
+}

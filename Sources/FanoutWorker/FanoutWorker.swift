@@ -1,0 +1,22 @@
+import Events
+import Foundation
+
+/// The wiring of the fan-out worker, kept out of `main.swift` so tests can build one with
+/// their own configuration.
+enum FanoutWorker {
+  static func make(configuration: Configuration, logger: Logger, clock: any WallClock)
+    throws -> FanoutService
+  {
+    let pool = DatabasePool(
+      url: configuration.databaseURL, applicationName: "FanoutWorker",
+      maxConnections: configuration.databasePoolSize)
+    let nats = try NATSClient.connect(
+      url: configuration.natsURL, name: "FanoutWorker", logger: logger)
+    let subjects = Subjects(prefix: configuration.natsSubjectPrefix)
+    let store = FanoutStore(
+      pool: pool, rules: DecisionRules(configuration: configuration), subjects: subjects)
+    return FanoutService(
+      store: store, nats: nats, subjects: subjects, clock: clock, logger: logger,
+      metrics: Metrics(), concurrency: configuration.databasePoolSize, batchSize: 64)
+  }
+}

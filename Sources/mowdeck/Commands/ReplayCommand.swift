@@ -1,0 +1,84 @@
+import Events
+import Foundation
+
+/// One line of a recorded stream (`fleet40.alarms.jsonl`).
+struct RecordedAlarm: Decodable {
+  let subject: String
+  let payload: String
+
+  static func load(path: String) throws -> [RecordedAlarm] {
+    let text = try String(contentsOfFile: path, encoding: .utf8)
+    let decoder = JSONDecoder()
+    return try text.split(separator: "\n", omittingEmptySubsequences: true).enumerated().map {
+      index, line in
+      do {
+        return try decoder.decode(RecordedAlarm.self, from: Data(line.utf8))
+      } catch {
+        throw UsageError("\(path) line \(index + 1) is not {\"subject\", \"payload\"}")
+      }
+    }
+  }
+}
+
+struct ReplayCommand: Command {
+  static let path = ["replay"]
+  static let usage = "mowdeck replay FILE [--timeout SECONDS]"
+  static let summary =
+    "publish a recorded stream, each mower in order (waiting for each decision), mowers in parallel"
+
+  static func run(_ arguments: Arguments, _ context: CommandContext) async throws {
+    let file = try arguments.positional(0, "FILE")
+    let timeout = try arguments.integer("timeout", default: 60)
+    let alarms = try RecordedAlarm.load(path: file)
+    let prefix = context.subjects.prefix
+    // Recorded subjects name the contract's subject; a test namespace is put in front.
+    var lanes: [String: [RecordedAlarm]] = [:]
+    for alarm in alarms { lanes[alarm.subject, default: []].append(alarm) }
+    let publisher = try await AlarmPublisher(
+      nats: try context.nats(), subjects: context.subjects, pool: context.pool())
+    let progress = ReplayProgress(total: alarms.count)
+    let started = ContinuousClock.now
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for (subject, lane) in lanes {
+        group.addTask {
+          for alarm in lane {
+            let decided = try await publisher.publishAndWait(
+              subject: prefix + subject, payload: Array(alarm.payload.utf8),
+              timeout: .seconds(timeout))
+            await progress.record(decided.outcome)
+          }
+        }
+      }
+      try await group.waitForAll()
+    }
+    let elapsed = ContinuousClock.now - started
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    let counts = await progress.counts
+    say(
+      "replayed \(alarms.count) alarms from \(lanes.count) subjects in "
+        + String(format: "%.1f s (%.0f alarms/s): ", seconds, Double(alarms.count) / seconds)
+        + counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+  }
+}
+
+/// Counts outcomes and prints progress to standard error every 10%.
+actor ReplayProgress {
+  let total: Int
+  private(set) var counts: [String: Int] = [:]
+  private var done = 0
+  private var nextReport: Int
+
+  init(total: Int) {
+    self.total = total
+    nextReport = max(1, total / 10)
+  }
+
+  func record(_ outcome: String) {
+    counts[outcome, default: 0] += 1
+    done += 1
+    if done >= nextReport || done == total {
+      FileHandle.standardError.write(Data("replay: \(done)/\(total) decided\n".utf8))
+      nextReport = done + max(1, total / 10)
+    }
+  }
+}

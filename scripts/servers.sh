@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Starts or stops a throwaway PostgreSQL and a nats-server with JetStream, on free ports,
+# with all their data under one folder. `start DIR` writes DIR/env with the URLs.
+#   scripts/servers.sh start DIR     scripts/servers.sh stop DIR
+set -euo pipefail
+command=${1:?usage: servers.sh start|stop DIR}
+dir=${2:?usage: servers.sh start|stop DIR}
+pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+as_postgres() {
+  if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+case "$command" in
+start)
+  mkdir -p "$dir"
+  dir=$(cd "$dir" && pwd)
+  pg_port=$(free_port)
+  nats_port=$(free_port)
+  mkdir -p "$dir/pg" "$dir/nats"
+  if [ "$(id -u)" -eq 0 ]; then chown postgres "$dir/pg"; chmod 700 "$dir/pg"; fi
+  as_postgres "$pgbin/initdb" -D "$dir/pg/data" -U postgres -A trust --no-sync >"$dir/pg/initdb.log" 2>&1
+  # Throwaway settings: durability traded for speed, enough connections for parallel tests.
+  cat >>"$dir/pg/data/postgresql.conf" <<CONF
+listen_addresses = '127.0.0.1'
+port = $pg_port
+unix_socket_directories = '$dir/pg'
+max_connections = 300
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+shared_buffers = 256MB
+CONF
+  as_postgres "$pgbin/pg_ctl" -D "$dir/pg/data" -l "$dir/pg/server.log" -w start >/dev/null
+  as_postgres psql -h 127.0.0.1 -p "$pg_port" -U postgres -q -c "CREATE DATABASE mowdeck" >/dev/null
+  nats-server -js -a 127.0.0.1 -p "$nats_port" -sd "$dir/nats" >"$dir/nats/server.log" 2>&1 &
+  echo $! >"$dir/nats/pid"
+  for _ in $(seq 1 50); do
+    python3 -c "import socket; socket.create_connection(('127.0.0.1',$nats_port),0.2)" 2>/dev/null && break
+    sleep 0.1
+  done
+  cat >"$dir/env" <<ENV
+export MOWDECK_DATABASE_URL=postgresql://postgres@127.0.0.1:$pg_port/mowdeck
+export MOWDECK_NATS_URL=nats://127.0.0.1:$nats_port
+export MOWDECK_PG_DATA=$dir/pg/data
+export MOWDECK_PG_BIN=$pgbin
+ENV
+  echo "servers: PostgreSQL on 127.0.0.1:$pg_port, nats-server on 127.0.0.1:$nats_port ($dir)" >&2
+  ;;
+stop)
+  [ -d "$dir" ] || exit 0
+  if [ -f "$dir/nats/pid" ]; then kill "$(cat "$dir/nats/pid")" 2>/dev/null || true; fi
+  if [ -d "$dir/pg/data" ]; then
+    as_postgres "$pgbin/pg_ctl" -D "$dir/pg/data" -m immediate stop >/dev/null 2>&1 || true
+  fi
+  ;;
+*)
+  echo "usage: servers.sh start|stop DIR" >&2
+  exit 2
+  ;;
+esac
