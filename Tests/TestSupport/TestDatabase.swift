@@ -1,0 +1,35 @@
+import Events
+import Foundation
+
+/// A schema of its own for one test, migrated, with a pool whose connections use it.
+public struct TestDatabase: Sendable {
+  public let schema: String
+  /// The URL that puts every connection in this schema (for worker processes too).
+  public let url: String
+  public let pool: DatabasePool
+
+  /// Creates and migrates a fresh schema.
+  public static func make(migrated: Bool = true) async throws -> TestDatabase {
+    let base = try TestServers.databaseURL()
+    let schema = "t_" + UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: "")
+    let admin = DatabasePool(url: base, applicationName: "test-admin", maxConnections: 1)
+    try await admin.query("CREATE SCHEMA \(identifier: schema)")
+    await admin.close()
+    let separator = base.contains("?") ? "&" : "?"
+    let url = base + separator + "options=-csearch_path%3D" + schema
+    let pool = DatabasePool(url: url, applicationName: "test", maxConnections: 8)
+    if migrated { try await Migrator(pool: pool, logger: TestServers.logger).migrate() }
+    return TestDatabase(schema: schema, url: url, pool: pool)
+  }
+
+  /// One integer from a query such as `SELECT count(*) AS n FROM ...`.
+  public func count(_ sql: SQL) async throws -> Int {
+    try await pool.query(sql)[0].int("n")
+  }
+
+  /// Loads the directory of the recorded fleet.
+  public func importFleet40() async throws {
+    try await Directory(pool: pool).importFleet(
+      try FleetFile.load(path: TestServers.fixture("fleet40.fleet.json")))
+  }
+}

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The test command: installs what is missing, builds, starts one throwaway PostgreSQL and
+# one nats-server for the whole run, runs every test suite, and stops the servers.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+
+servers=$(mktemp -d /tmp/mowdeck-test.XXXXXX)
+chmod 755 "$servers"
+trap 'scripts/servers.sh stop "$servers"; rm -rf "$servers"' EXIT
+scripts/servers.sh start "$servers"
+# shellcheck disable=SC1091
+source "$servers/env"
+export MOWDECK_TEST_DATABASE_URL=$MOWDECK_DATABASE_URL
+export MOWDECK_TEST_NATS_URL=$MOWDECK_NATS_URL
+unset MOWDECK_DATABASE_URL MOWDECK_NATS_URL
+
+swift build --build-tests
+export MOWDECK_BIN_DIR=$(swift build --show-bin-path)
+swift test --skip-build "$@"
+
+if [ $# -eq 0 ]; then
+  swift test --package-path apps/mobile/ios/NotificationServiceKit
+  scripts/check-ios-release.sh
+fi
