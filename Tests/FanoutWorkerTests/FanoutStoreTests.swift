@@ -1,0 +1,205 @@
+import Events
+import Foundation
+import Testing
+import TestSupport
+
+@testable import FanoutWorker
+
+/// The fan-out's transaction against a real PostgreSQL: boundaries, idempotency, and what
+/// each decision leaves in the tables and the event log.
+@Suite struct FanoutStoreTests {
+  static let t0 = Date(timeIntervalSince1970: 1_790_000_000)
+
+  /// A store on a fresh schema with one mower `m-1`, granted to `users` users with one
+  /// device each.
+  struct Fixture {
+    let db: TestDatabase
+    let store: FanoutStore
+    var sequence: UInt64 = 0
+
+    init(users: Int = 1) async throws {
+      db = try await TestDatabase.make()
+      store = FanoutStore(
+        pool: db.pool, rules: DecisionRules(configuration: try Configuration.load(from: [:])),
+        subjects: Subjects())
+      let directory = Directory(pool: db.pool)
+      for index in 0..<users {
+        try await directory.addUser(id: "u-\(index)", name: "User \(index)")
+        try await directory.grant(mowerID: "m-1", userID: "u-\(index)")
+        try await directory.addDevice(
+          userID: "u-\(index)", token: String(repeating: String(index % 10), count: 64),
+          environment: "production")
+      }
+    }
+
+    mutating func send(
+      _ kind: String, after seconds: Double, mower: String = "m-1", id: UUID = UUID(),
+      receivedAt: Date? = nil
+    ) async throws -> FanoutOutcome {
+      sequence += 1
+      let occurred = FanoutStoreTests.t0.addingTimeInterval(seconds)
+      let payload = JSON.encode([
+        "event_id": id.uuidString, "mower_id": mower, "kind": kind,
+        "occurred_at": Timestamp.format(occurred),
+      ])
+      return try await store.handle(
+        subject: "notifications.alarms.\(mower)", payload: Array(payload.utf8),
+        streamSequence: sequence, receivedAt: receivedAt ?? occurred.addingTimeInterval(0.5))
+    }
+
+    func events(_ id: UUID) async throws -> [String] {
+      try await EventLog().story(of: id, pool: db.pool).map(\.type)
+    }
+  }
+
+  @Test(arguments: [(299.0, FanoutOutcome.Kind.suppressed), (300, .pushed), (301, .pushed)])
+  func errorCooldownBoundary(after: Double, expected: FanoutOutcome.Kind) async throws {
+    var fixture = try await Fixture()
+    #expect(try await fixture.send("mower_stuck", after: 0).kind == .pushed)
+    let id = UUID()
+    #expect(try await fixture.send("mower_stuck", after: after, id: id).kind == expected)
+    let story = try await fixture.events(id)
+    #expect(story.first == "alarm.received")
+    #expect(story.contains("alarm.suppressed") == (expected == .suppressed))
+  }
+
+  @Test(arguments: [(599.0, FanoutOutcome.Kind.suppressed), (600, .pushed)])
+  func theftCooldownBoundary(after: Double, expected: FanoutOutcome.Kind) async throws {
+    var fixture = try await Fixture()
+    #expect(try await fixture.send("mower_lifted", after: 0).kind == .pushed)
+    #expect(try await fixture.send("geofence_exit", after: after).kind == expected)
+  }
+
+  @Test(arguments: [(59.0, "skipped:min_interval"), (60, "reserved")])
+  func photoIntervalBoundary(after: Double, photo: String) async throws {
+    var fixture = try await Fixture()
+    #expect(try await fixture.send("mower_lifted", after: 0).detail == "reserved")
+    // An error alarm: its own cooldown is not running, only the photo interval is.
+    #expect(try await fixture.send("mower_stuck", after: after).detail == photo)
+  }
+
+  @Test func theSeventhPhotoIn24HoursIsSkippedAndTheWindowRolls() async throws {
+    var fixture = try await Fixture()
+    var photos: [String?] = []
+    for hour in 0..<7 {
+      photos.append(try await fixture.send("mower_lifted", after: Double(hour) * 3600).detail)
+    }
+    #expect(photos == Array(repeating: "reserved", count: 6) + ["skipped:daily_limit"])
+    // 24 h after the first reservation it leaves the window: a photo again.
+    #expect(try await fixture.send("mower_lifted", after: 86_400).detail == "reserved")
+    #expect(try await fixture.send("mower_lifted", after: 86_400 + 3600 - 1).detail
+      == "skipped:daily_limit")
+  }
+
+  @Test func aFutureOccurredAtIsDecidedOnTheReceiveTime() async throws {
+    var fixture = try await Fixture()
+    let received = Self.t0
+    #expect(
+      try await fixture.send("mower_lifted", after: 10_000, receivedAt: received).kind == .pushed)
+    // Decided on `received`, so 599 s after it the cooldown still holds.
+    #expect(try await fixture.send("mower_lifted", after: 599).kind == .suppressed)
+    let decided = try await fixture.db.pool.query(
+      "SELECT min(decided_on) AS t FROM alarms")[0].date("t")
+    #expect(decided == received)
+  }
+
+  @Test func aPushWritesNotificationsDeliveriesAndTheReservationInOneGo() async throws {
+    var fixture = try await Fixture(users: 3)
+    let id = UUID()
+    let outcome = try await fixture.send("mower_stuck", after: 0, id: id)
+    #expect(outcome.kind == .pushed)
+    #expect(outcome.deliveries == 3)
+    #expect(outcome.reservedImage)
+    let db = fixture.db
+    #expect(try await db.count("SELECT count(*) AS n FROM notifications WHERE event_id = \(id)") == 3)
+    #expect(try await db.count("SELECT count(DISTINCT inbox_item_id) AS n FROM notifications") == 3)
+    #expect(try await db.count("SELECT count(*) AS n FROM deliveries WHERE state = 'queued'") == 3)
+    #expect(
+      try await db.count(
+        "SELECT count(*) AS n FROM notifications n JOIN photo_reservations r USING (image_id)") == 3)
+    let story = try await fixture.events(id)
+    #expect(story.filter { $0 == "notification.created" }.count == 3)
+    #expect(story.filter { $0 == "delivery.queued" }.count == 3)
+    #expect(story.last == "image.reserved")
+  }
+
+  @Test func aMowerWithoutRecipientsIsPushedToNobodyAndTakesNoPhoto() async throws {
+    var fixture = try await Fixture()
+    let outcome = try await fixture.send("mower_lifted", after: 0, mower: "m-nobody")
+    #expect(outcome.kind == .pushed)
+    #expect(outcome.detail == "skipped:no_recipients")
+    #expect(outcome.deliveries == 0)
+  }
+
+  @Test func theSameEventIDIsHandledOnce() async throws {
+    var fixture = try await Fixture()
+    let id = UUID()
+    #expect(try await fixture.send("mower_stuck", after: 0, id: id).kind == .pushed)
+    #expect(try await fixture.send("mower_stuck", after: 0, id: id).kind == .duplicate)
+    #expect(try await fixture.events(id).filter { $0 == "alarm.received" }.count == 1)
+    #expect(try await fixture.db.count("SELECT count(*) AS n FROM deliveries") == 1)
+  }
+
+  @Test func aRedeliveredMessageChangesNothing() async throws {
+    let fixture = try await Fixture()
+    let payload = Array(
+      JSON.encode([
+        "event_id": UUID().uuidString, "mower_id": "m-1", "kind": "mower_lifted",
+        "occurred_at": Timestamp.format(Self.t0),
+      ]).utf8)
+    let garbage = Array("not json".utf8)
+    for _ in 0..<2 {
+      _ = try await fixture.store.handle(
+        subject: "notifications.alarms.m-1", payload: payload, streamSequence: 7, receivedAt: Self.t0)
+      _ = try await fixture.store.handle(
+        subject: "notifications.alarms.m-1", payload: garbage, streamSequence: 8, receivedAt: Self.t0)
+    }
+    let again = try await fixture.store.handle(
+      subject: "notifications.alarms.m-1", payload: garbage, streamSequence: 8, receivedAt: Self.t0)
+    #expect(again.kind == .alreadyHandled)
+    #expect(try await fixture.db.count("SELECT count(*) AS n FROM events WHERE type = 'alarm.rejected'") == 1)
+    #expect(try await fixture.db.count("SELECT count(*) AS n FROM events WHERE type = 'alarm.received'") == 1)
+  }
+
+  @Test func aRejectionIsRecordedWithItsReasonAndCorrelatedByTheEventIDWhenThereIsOne() async throws {
+    let fixture = try await Fixture()
+    let id = UUID()
+    let payload = JSON.encode([
+      "event_id": id.uuidString, "mower_id": "m-1", "kind": "mower_exploded",
+      "occurred_at": Timestamp.format(Self.t0),
+    ])
+    let outcome = try await fixture.store.handle(
+      subject: "notifications.alarms.m-1", payload: Array(payload.utf8), streamSequence: 1,
+      receivedAt: Self.t0)
+    #expect(outcome.kind == .rejected)
+    let story = try await EventLog().story(of: id, pool: fixture.db.pool)
+    #expect(story.map(\.type) == ["alarm.rejected"])
+    #expect(story.first?.data["reason"] as? String == "unknown_kind")
+  }
+
+  /// Two "replicas" deciding one mower's alarms at the same moment: the row lock makes the
+  /// budget global, so no more than six photos are ever reserved.
+  @Test func concurrentDecisionsAboutOneMowerKeepTheBudget() async throws {
+    let fixture = try await Fixture()
+    let replicaB = FanoutStore(
+      pool: DatabasePool(url: fixture.db.url, applicationName: "replica-b", maxConnections: 4),
+      rules: fixture.store.rules, subjects: Subjects())
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for index in 0..<20 {
+        let store = index.isMultiple(of: 2) ? fixture.store : replicaB
+        group.addTask {
+          let payload = JSON.encode([
+            "event_id": UUID().uuidString, "mower_id": "m-1", "kind": "mower_stuck",
+            "occurred_at": Timestamp.format(Self.t0.addingTimeInterval(Double(index) * 400)),
+          ])
+          _ = try await store.handle(
+            subject: "notifications.alarms.m-1", payload: Array(payload.utf8),
+            streamSequence: UInt64(100 + index), receivedAt: Date())
+        }
+      }
+      try await group.waitForAll()
+    }
+    #expect(try await fixture.db.count("SELECT count(*) AS n FROM alarms") == 20)
+    #expect(try await fixture.db.count("SELECT count(*) AS n FROM photo_reservations") <= 6)
+  }
+}
