@@ -13,6 +13,7 @@ struct FanoutService: Service {
   /// Messages decided at once; different mowers only (one mower's alarms go in order).
   let concurrency: Int
   let batchSize: Int
+  let ackWaitSeconds: Int
 
   func run() async throws {
     try await store.migrate(logger: logger)
@@ -44,7 +45,7 @@ struct FanoutService: Service {
           name: subjects.alarmsStream, subjects: [subjects.alarmsWildcard])
         return try await jetStream.pullConsumer(
           stream: subjects.alarmsStream, durable: subjects.fanoutConsumer,
-          filter: subjects.alarmsWildcard)
+          filter: subjects.alarmsWildcard, ackWaitSeconds: Int64(ackWaitSeconds))
       } catch {
         logger.warning("JetStream not ready, retrying", ["error": error])
         guard await backoff.wait() else { throw CancellationError() }

@@ -17,6 +17,7 @@ enum FanoutWorker {
       pool: pool, rules: DecisionRules(configuration: configuration), subjects: subjects)
     return FanoutService(
       store: store, nats: nats, subjects: subjects, clock: clock, logger: logger,
-      metrics: Metrics(), concurrency: configuration.databasePoolSize, batchSize: 64)
+      metrics: Metrics(), concurrency: configuration.databasePoolSize, batchSize: 64,
+      ackWaitSeconds: configuration.fanoutAckWaitSeconds)
   }
 }

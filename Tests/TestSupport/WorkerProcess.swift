@@ -73,6 +73,7 @@ public final class WorkerProcess: @unchecked Sendable {
 
 public struct TimedOut: Error, CustomStringConvertible {
   public let what: String
+  public init(what: String) { self.what = what }
   public var description: String { "timed out waiting for \(what)" }
 }
 
@@ -91,4 +92,14 @@ public func eventually(
 /// A subject prefix of its own for one test.
 public func uniqueSubjectPrefix() -> String {
   "t" + UUID().uuidString.prefix(8).lowercased()
+}
+
+/// Runs a project command to its end; returns its exit status and everything it printed.
+public func runCommand(
+  _ executable: String, _ arguments: [String], environment: [String: String],
+  timeout: Duration = .seconds(120)
+) async throws -> (status: Int32, output: String) {
+  let process = try WorkerProcess(executable, arguments: arguments, environment: environment)
+  let status = try await process.wait(timeout: timeout)
+  return (status, process.log)
 }

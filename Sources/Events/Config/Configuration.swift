@@ -33,6 +33,8 @@ public struct Configuration: Sendable {
   public var logLevel: Logger.Level
   public var databasePoolSize: Int
   public var natsSubjectPrefix: String
+  /// How long JetStream waits for the fan-out's ack before redelivering (on a crash).
+  public var fanoutAckWaitSeconds: Int
 
   public static let defaultDatabaseURL = "postgresql://mowdeck:mowdeck@127.0.0.1:5432/mowdeck"
 
@@ -78,7 +80,8 @@ public struct Configuration: Sendable {
         "MOWDECK_NOTIFICATIONS_PRUNE_INTERVAL_SECONDS", 3600),
       logLevel: try reader.logLevel("MOWDECK_LOG_LEVEL") ?? .info,
       databasePoolSize: try reader.positive("MOWDECK_DATABASE_POOL_SIZE", 4),
-      natsSubjectPrefix: try reader.string("MOWDECK_NATS_SUBJECT_PREFIX") ?? ""
+      natsSubjectPrefix: try reader.string("MOWDECK_NATS_SUBJECT_PREFIX") ?? "",
+      fanoutAckWaitSeconds: try reader.positive("MOWDECK_FANOUT_ACK_WAIT_SECONDS", 10)
     )
   }
 

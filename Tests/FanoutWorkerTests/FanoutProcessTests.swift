@@ -1,0 +1,161 @@
+import Events
+import Foundation
+import Testing
+import TestSupport
+
+/// The fan-out as real processes against the real servers: the recorded fleet40 stream
+/// replayed through one and three replicas, replicas killed with SIGKILL, database
+/// connections cut, NATS absent at start, and a bad setting.
+@Suite(.serialized) struct FanoutProcessTests {
+  let alarms = TestServers.fixture("fleet40.alarms.jsonl")
+  let expected = TestServers.fixture("fleet40.expected.jsonl")
+
+  struct Stack {
+    let db: TestDatabase
+    let environment: [String: String]
+
+    init(extra: [String: String] = [:]) async throws {
+      db = try await TestDatabase.make()
+      try await db.importFleet40()
+      var environment = try WorkerProcess.environment(
+        database: db, subjectPrefix: uniqueSubjectPrefix())
+      environment["MOWDECK_FANOUT_ACK_WAIT_SECONDS"] = "2"
+      environment.merge(extra) { $1 }
+      self.environment = environment
+    }
+
+    func worker() throws -> WorkerProcess {
+      try WorkerProcess("FanoutWorker", environment: environment)
+    }
+
+    func mowdeck(_ arguments: String...) async throws -> (status: Int32, output: String) {
+      try await runCommand("mowdeck", arguments, environment: environment)
+    }
+  }
+
+  @Test(arguments: [1, 3])
+  func replayingFleet40GivesExactlyTheExpectedDecisions(replicas: Int) async throws {
+    let stack = try await Stack()
+    let workers = try (0..<replicas).map { _ in try stack.worker() }
+    defer { workers.forEach { $0.stop() } }
+    let replay = try await stack.mowdeck("replay", alarms)
+    #expect(replay.status == 0, "\(replay.output)")
+    #expect(replay.output.contains("replayed 2906 alarms"))
+    let check = try await stack.mowdeck("check-decisions", alarms, expected)
+    #expect(check.status == 0, "\(check.output.suffix(2000))")
+    #expect(check.output.contains("all 2906 decisions match"))
+    // Every replica took part and none failed.
+    for worker in workers { #expect(worker.isRunning) }
+  }
+
+  @Test func aReplicaKilledWithSIGKILLMidReplayLosesAndDoublesNothing() async throws {
+    let stack = try await Stack()
+    var workers = [try stack.worker(), try stack.worker()]
+    defer { workers.forEach { $0.kill() } }
+    let replay = try WorkerProcess("mowdeck", arguments: ["replay", alarms], environment: stack.environment)
+    // Kill replicas at random moments while the replay runs, and start new ones.
+    var killsMidReplay = 0
+    for round in 0..<4 {
+      try await eventually(timeout: .seconds(30), "alarms to flow") {
+        try await stack.db.count("SELECT count(*) AS n FROM ingress_messages") > 300 * (round + 1)
+          || !replay.isRunning
+      }
+      let victim = Int.random(in: 0..<workers.count)
+      if replay.isRunning { killsMidReplay += 1 }
+      workers[victim].kill()
+      workers[victim] = try stack.worker()
+    }
+    let status = try await replay.wait(timeout: .seconds(120))
+    #expect(status == 0, "\(replay.log.suffix(2000))")
+    #expect(killsMidReplay >= 2)
+    let check = try await stack.mowdeck("check-decisions", alarms, expected)
+    #expect(check.status == 0, "\(check.output.suffix(2000))")
+    // Nothing decided twice: one ingress record per message, one decision per alarm.
+    #expect(try await stack.db.count("SELECT count(*) AS n FROM ingress_messages") == 2906)
+    #expect(
+      try await stack.db.count(
+        "SELECT count(*) AS n FROM (SELECT correlation_id FROM events WHERE type = 'alarm.received' GROUP BY 1 HAVING count(*) > 1) d"
+      ) == 0)
+  }
+
+  @Test func databaseConnectionsCutMidReplayLoseAndDoubleNothing() async throws {
+    let stack = try await Stack()
+    let workers = [try stack.worker(), try stack.worker()]
+    defer { workers.forEach { $0.stop() } }
+    let replay = try WorkerProcess("mowdeck", arguments: ["replay", alarms], environment: stack.environment)
+    let admin = DatabasePool(url: try TestServers.databaseURL(), applicationName: "test-killer")
+    var cuts = 0
+    while replay.isRunning, cuts < 15 {
+      try await Task.sleep(for: .milliseconds(300))
+      let rows = try await admin.query(
+        """
+        SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity
+        WHERE application_name = 'FanoutWorker'
+          AND current_setting('search_path') IS NOT NULL
+          AND query NOT LIKE '%pg_stat_activity%'
+        """)
+      let terminated = try rows[0].int("n")
+      cuts += terminated > 0 ? 1 : 0
+    }
+    #expect(cuts > 0)
+    let status = try await replay.wait(timeout: .seconds(120))
+    #expect(status == 0, "\(replay.log.suffix(2000))")
+    let check = try await stack.mowdeck("check-decisions", alarms, expected)
+    #expect(check.status == 0, "\(check.output.suffix(2000))")
+    #expect(workers.allSatisfy { $0.isRunning })
+  }
+
+  @Test func aWorkerStartedBeforeNATSWaitsForIt() async throws {
+    let port = try freePort()
+    let stack = try await Stack(extra: ["MOWDECK_NATS_URL": "nats://127.0.0.1:\(port)"])
+    let worker = try stack.worker()
+    defer { worker.stop() }
+    try await Task.sleep(for: .seconds(1))
+    #expect(worker.isRunning)
+    let storage = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "nats-\(UUID().uuidString.prefix(8))")
+    let nats = Process()
+    nats.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    nats.arguments = ["nats-server", "-js", "-a", "127.0.0.1", "-p", "\(port)", "-sd", storage.path]
+    nats.standardOutput = FileHandle.nullDevice
+    nats.standardError = FileHandle.nullDevice
+    try nats.run()
+    defer {
+      nats.terminate()
+      nats.waitUntilExit()
+    }
+    let publish = try await stack.mowdeck("publish", "--mower", "m-7-0001", "--kind", "mower_lifted")
+    #expect(publish.status == 0, "\(publish.output)")
+    #expect(publish.output.contains("pushed"))
+    #expect(worker.log.contains("NATS not reachable yet"))
+  }
+
+  @Test func aBadSettingStopsTheWorkerWithOneLineNamingIt() async throws {
+    let stack = try await Stack(extra: ["MOWDECK_NOTIFICATIONS_COOLDOWN_THEFT_SECONDS": "ten"])
+    let worker = try stack.worker()
+    let status = try await worker.wait(timeout: .seconds(10))
+    #expect(status == 2)
+    let lines = worker.log.split(separator: "\n")
+    #expect(lines.count == 1)
+    #expect(lines.first?.contains("MOWDECK_NOTIFICATIONS_COOLDOWN_THEFT_SECONDS") == true)
+  }
+}
+
+/// A TCP port nothing listens on right now.
+func freePort() throws -> Int {
+  let probe = Process()
+  let pipe = Pipe()
+  probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+  probe.arguments = [
+    "python3", "-c",
+    "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1])",
+  ]
+  probe.standardOutput = pipe
+  try probe.run()
+  probe.waitUntilExit()
+  let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+  guard let port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+    throw TimedOut(what: "a free port")
+  }
+  return port
+}
