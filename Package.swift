@@ -21,7 +21,10 @@ let package = Package(
     .executableTarget(name: "FanoutWorker", dependencies: ["Events"]),
     .executableTarget(name: "mowdeck", dependencies: ["Events"]),
 
-    // Shared by the test targets only: throwaway schemas, subjects and worker processes.
+    // Benchmarks that print tables (`scripts/bench.sh`); they reuse the test harness.
+    .executableTarget(name: "mowdeck-bench", dependencies: ["Events", "TestSupport"]),
+
+    // Shared by the test targets and the benchmarks: throwaway schemas, subjects and worker processes.
     .target(name: "TestSupport", dependencies: ["Events"], path: "Tests/TestSupport"),
 
     .testTarget(name: "EventsTests", dependencies: ["Events", "TestSupport"]),

@@ -94,7 +94,8 @@ public struct PushImage: Sendable {
 
     while true {
       if Task.isCancelled { return .gaveUp(.cancelled, after: elapsed(), attempts: attempts) }
-      guard case .ask(let at, let timeout) = plan.next(elapsed: elapsed(), previousStart: previousStart)
+      guard
+        case .ask(let at, let timeout) = plan.next(elapsed: elapsed(), previousStart: previousStart)
       else {
         // The plan only stops after at least one attempt, so `lastRetry` is set here.
         let reason = GiveUpReason.windowClosed(lastAnswer: lastRetry ?? .notFound)
@@ -262,7 +263,8 @@ extension PushImage {
     // A host whose last label is all digits can only be a dotted-quad IPv4 address; this refuses
     // the decimal, octal and short forms that resolvers expand in surprising ways.
     if let last = labels.last, last.allSatisfy(isDigit) {
-      return labels.count == 4 && labels.allSatisfy { decimal($0, maxDigits: 3).map { $0 <= 255 } ?? false }
+      return labels.count == 4
+        && labels.allSatisfy { decimal($0, maxDigits: 3).map { $0 <= 255 } ?? false }
     }
     return labels.allSatisfy { label in
       !label.isEmpty && label.count <= 63
@@ -278,7 +280,8 @@ extension PushImage {
     let id = path.dropFirst(pathPrefix.count)
     guard !id.contains("/") else { throw .wrongPath }
     // Foundation's UUID parser is lenient about case only; the shape check keeps it that way.
-    let shape = id.count == 36
+    let shape =
+      id.count == 36
       && id.enumerated().allSatisfy { offset, char in
         [8, 13, 18, 23].contains(offset) ? char == "-" : char.isHexDigit
       }
@@ -319,7 +322,7 @@ extension PushImage {
   ) -> Bool {
     url.scheme == "https" && url.host?.lowercased() == host.lowercased() && url.user == nil
       && url.password == nil && url.fragment == nil && url.path == String(path)
-      && url.query == String(query) && url.absoluteString.utf8.count > 0
+      && url.query == String(query)
   }
 
   /// Digits only, no sign, no leading zero, at most `maxDigits`.

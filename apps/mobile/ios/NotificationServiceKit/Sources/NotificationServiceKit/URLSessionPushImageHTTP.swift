@@ -12,9 +12,13 @@ public struct URLSessionPushImageHTTP: PushImageHTTP {
   public init() {}
 
   public func get(_ url: URL, timeout: TimeInterval, maxBytes: Int) async -> PushImageHTTPAnswer {
+    // The exact timeout is the Exchange's own timer. URLSession gets whole seconds, rounded up:
+    // swift-corelibs-foundation truncates its timeout to whole seconds, so 0.9 s would be 0 s
+    // there and fail the request at once.
+    let sessionTimeout = max(1, timeout.rounded(.up))
     let configuration = URLSessionConfiguration.ephemeral
-    configuration.timeoutIntervalForRequest = timeout
-    configuration.timeoutIntervalForResource = timeout
+    configuration.timeoutIntervalForRequest = sessionTimeout
+    configuration.timeoutIntervalForResource = sessionTimeout
     configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
     configuration.urlCache = nil
     configuration.httpShouldSetCookies = false
@@ -22,7 +26,7 @@ public struct URLSessionPushImageHTTP: PushImageHTTP {
     let exchange = Exchange(maxBytes: maxBytes)
     let session = URLSession(configuration: configuration, delegate: exchange, delegateQueue: nil)
     var request = URLRequest(
-      url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+      url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: sessionTimeout)
     request.setValue("image/jpeg", forHTTPHeaderField: "Accept")
     let task = session.dataTask(with: request)
     let answer = await withTaskCancellationHandler {
@@ -96,7 +100,8 @@ private final class Exchange: NSObject, URLSessionDataDelegate, @unchecked Senda
 
   // A 3xx is handed back as the answer (and so stops the loop) instead of being followed.
   func urlSession(
-    _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+    _ session: URLSession, task: URLSessionTask,
+    willPerformHTTPRedirection response: HTTPURLResponse,
     newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
   ) {
     completionHandler(nil)

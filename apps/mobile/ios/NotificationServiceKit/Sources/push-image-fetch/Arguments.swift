@@ -31,7 +31,9 @@ struct Arguments {
       case "-h", "--help":
         help = true
       case "--ca-file":
-        guard let value = rest.popFirst() else { throw UsageError(message: "--ca-file needs a path") }
+        guard let value = rest.popFirst() else {
+          throw UsageError(message: "--ca-file needs a path")
+        }
         caFile = value
       case "--output-dir":
         guard let value = rest.popFirst() else {

@@ -20,17 +20,20 @@ enum CertificateAuthority {
       guard FileManager.default.fileExists(atPath: absolute, isDirectory: &isDirectory),
         !isDirectory.boolValue
       else { throw Failure(message: "--ca-file: no such file: \(path)") }
-      // An absolute path can never be the variable's magic INSECURE_SSL_NO_VERIFY value, which
-      // would switch verification off.
-      guard absolute.hasPrefix("/"), setenv("URLSessionCertificateAuthorityInfoFile", absolute, 1) == 0
+      // libcurl then trusts this file instead of the system's bundle, which is what a test
+      // against a private CA wants. An absolute path can never be the variable's magic value
+      // INSECURE_SSL_NO_VERIFY, which would switch verification off.
+      guard absolute.hasPrefix("/"),
+        setenv("URLSessionCertificateAuthorityInfoFile", absolute, 1) == 0
       else { throw Failure(message: "--ca-file: could not set it for URLSession") }
     #else
       throw Failure(
         message: """
-          --ca-file is not supported on this platform: its URLSession has no way to add a \
+          --ca-file works on Android only: on Linux, URLSession has no way to add a \
           certificate authority (swift-corelibs-foundation reads \
-          URLSessionCertificateAuthorityInfoFile on Android only). Add the CA to the system \
-          trust store instead; see apps/mobile/ios/NotificationServiceKit/README.md.
+          URLSessionCertificateAuthorityInfoFile on Android only), and on Apple platforms this \
+          tool does not implement one. Add the CA to the system trust store instead; see \
+          apps/mobile/ios/NotificationServiceKit/README.md.
           """)
     #endif
   }

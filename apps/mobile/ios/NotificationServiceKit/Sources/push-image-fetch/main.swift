@@ -9,7 +9,8 @@ let arguments: Arguments
 do {
   arguments = try Arguments(CommandLine.arguments.dropFirst())
 } catch {
-  FileHandle.standardError.write(Data("push-image-fetch: \(error.message)\n\n\(Arguments.usage)\n".utf8))
+  FileHandle.standardError.write(
+    Data("push-image-fetch: \(error.message)\n\n\(Arguments.usage)\n".utf8))
   exit(ExitCode.usage)
 }
 if arguments.help {

@@ -1,0 +1,43 @@
+import Events
+import Foundation
+
+/// The floors every figure is compared with, measured in the same run on the same servers.
+enum Floors {
+  /// A bare `INSERT` and `COMMIT` of one small row, one transaction at a time.
+  static func postgresInsertCommit(pool: DatabasePool, count: Int = 500) async throws -> Samples {
+    try await pool.query("CREATE TABLE IF NOT EXISTS bench_floor (id bigserial, note text)")
+    var samples = Samples()
+    for index in 0..<count {
+      let start = ContinuousClock.now
+      _ = try await pool.withTransaction { tx in
+        try await tx.query("INSERT INTO bench_floor (note) VALUES (\(String(index)))")
+      }
+      samples.add(ContinuousClock.now - start)
+    }
+    return samples
+  }
+
+  /// A NATS request to a responder in this process and its reply.
+  static func natsRoundTrip(nats: NATSClient, subject: String, count: Int = 1000) async throws
+    -> Samples
+  {
+    let responder = try nats.subscribe(subject)
+    let echo = Task {
+      for await message in responder {
+        if let reply = message.reply { try? nats.publish(reply, message.data) }
+      }
+    }
+    defer {
+      responder.unsubscribe()
+      echo.cancel()
+    }
+    try await nats.flush()
+    var samples = Samples()
+    for _ in 0..<count {
+      let start = ContinuousClock.now
+      _ = try await nats.request(subject, Array("ping".utf8), timeout: .seconds(5))
+      samples.add(ContinuousClock.now - start)
+    }
+    return samples
+  }
+}

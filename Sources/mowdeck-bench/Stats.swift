@@ -1,0 +1,64 @@
+import Foundation
+
+/// Latency samples in seconds and the figures a benchmark table prints.
+struct Samples {
+  private(set) var values: [Double] = []
+
+  mutating func add(_ value: Double) { values.append(value) }
+  mutating func add(_ duration: Duration) { values.append(duration.seconds) }
+
+  var count: Int { values.count }
+
+  func percentile(_ p: Double) -> Double {
+    guard !values.isEmpty else { return .nan }
+    let sorted = values.sorted()
+    let rank = Int((p / 100 * Double(sorted.count - 1)).rounded())
+    return sorted[Swift.min(Swift.max(rank, 0), sorted.count - 1)]
+  }
+
+  var median: Double { percentile(50) }
+  var p99: Double { percentile(99) }
+  var maximum: Double { values.max() ?? .nan }
+}
+
+extension Duration {
+  var seconds: Double {
+    Double(components.seconds) + Double(components.attoseconds) / 1e18
+  }
+}
+
+func ms(_ seconds: Double) -> String { String(format: "%.2f ms", seconds * 1000) }
+
+/// Peak resident set size of a process, from /proc, in MiB.
+func peakRSSMiB(pid: Int32) -> Double? {
+  guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else {
+    return nil
+  }
+  for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+    let digits = line.split(separator: " ").compactMap { Double($0) }
+    return digits.first.map { $0 / 1024 }
+  }
+  return nil
+}
+
+/// A small fixed-width table on standard output.
+struct Table {
+  let columns: [String]
+  private(set) var rows: [[String]] = []
+
+  init(_ columns: String...) { self.columns = columns }
+
+  mutating func add(_ cells: String...) { rows.append(cells) }
+
+  func render() -> String {
+    let widths = columns.indices.map { index in
+      ([columns[index]] + rows.map { index < $0.count ? $0[index] : "" }).map(\.count).max() ?? 0
+    }
+    func line(_ cells: [String]) -> String {
+      cells.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
+        .joined(separator: "  ")
+    }
+    return ([line(columns), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")]
+      + rows.map(line)).joined(separator: "\n")
+  }
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Runs a benchmark in release mode against throwaway servers and prints its table.
+#   scripts/bench.sh fanout [--rate 200] [--seconds 10] [--alarms 5000]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+swift build -c release --product mowdeck-bench >&2
+swift build -c release >&2
+servers=$(mktemp -d /tmp/mowdeck-bench.XXXXXX)
+chmod 755 "$servers"
+trap 'scripts/servers.sh stop "$servers"; rm -rf "$servers"' EXIT
+scripts/servers.sh start "$servers"
+# shellcheck disable=SC1091
+source "$servers/env"
+export MOWDECK_TEST_DATABASE_URL=$MOWDECK_DATABASE_URL MOWDECK_TEST_NATS_URL=$MOWDECK_NATS_URL
+unset MOWDECK_DATABASE_URL MOWDECK_NATS_URL
+export MOWDECK_BIN_DIR=$(swift build -c release --show-bin-path)
+echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB, $(uname -r)"
+"$MOWDECK_BIN_DIR/mowdeck-bench" "$@"
