@@ -38,7 +38,9 @@ struct FanoutBenchmark {
     try await seedFleet()
     let pgFloor = try await Floors.postgresInsertCommit(pool: db.pool)
     let natsFloor = try await Floors.natsRoundTrip(nats: nats, subject: uniqueSubjectPrefix() + ".floor")
-    var table = Table("run", "load", "alarms", "median", "p99", "max", "alarms/s", "worker peak RSS")
+    var table = Table(
+      "run", "load", "alarms", "median", "p99", "max", "alarms/s", "worker peak RSS",
+      "worker CPU ms/alarm")
     table.add("floor: PostgreSQL insert+commit", "sequential", "\(pgFloor.count)", ms(pgFloor.median), ms(pgFloor.p99), ms(pgFloor.maximum), "", "")
     table.add("floor: NATS round trip", "sequential", "\(natsFloor.count)", ms(natsFloor.median), ms(natsFloor.p99), ms(natsFloor.maximum), "", "")
     for replicas in replicaCounts {
@@ -52,13 +54,16 @@ struct FanoutBenchmark {
       let publisher = try await AlarmPublisher(nats: nats, subjects: subjects, pool: db.pool)
       _ = try await drive(publisher, subjects, count: 200, rate: 400)  // warm-up
       let fixed = try await drive(publisher, subjects, count: rate * seconds, rate: rate)
+      let cpuBefore = workers.compactMap { cpuSeconds(pid: $0.pid) }.reduce(0, +)
       let start = ContinuousClock.now
       let burst = try await drive(publisher, subjects, count: throughputAlarms, rate: nil)
       let elapsed = (ContinuousClock.now - start).seconds
+      let cpu = workers.compactMap { cpuSeconds(pid: $0.pid) }.reduce(0, +) - cpuBefore
+      let cpuPerAlarm = String(format: "%.2f", cpu * 1000 / Double(throughputAlarms))
       let rss = workers.compactMap { peakRSSMiB(pid: $0.pid) }.map { String(format: "%.1f MiB", $0) }
         .joined(separator: ", ")
       table.add("\(replicas) replica(s), fixed rate", "\(rate)/s", "\(fixed.count)", ms(fixed.median), ms(fixed.p99), ms(fixed.maximum), "", rss)
-      table.add("\(replicas) replica(s), flat out", "400 in flight", "\(burst.count)", ms(burst.median), ms(burst.p99), ms(burst.maximum), String(format: "%.0f", Double(burst.count) / elapsed), rss)
+      table.add("\(replicas) replica(s), flat out", "400 in flight", "\(burst.count)", ms(burst.median), ms(burst.p99), ms(burst.maximum), String(format: "%.0f", Double(burst.count) / elapsed), rss, cpuPerAlarm)
     }
     return table.render()
   }

@@ -62,3 +62,16 @@ struct Table {
       + rows.map(line)).joined(separator: "\n")
   }
 }
+
+/// CPU time (user + system) a process has used so far, in seconds, from /proc.
+func cpuSeconds(pid: Int32) -> Double? {
+  guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+    let close = stat.lastIndex(of: ")")
+  else { return nil }
+  // Fields after the command name: state is field 3, utime 14 and stime 15.
+  let fields = stat[stat.index(after: close)...].split(separator: " ")
+  guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else {
+    return nil
+  }
+  return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+}

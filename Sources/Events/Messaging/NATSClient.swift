@@ -43,6 +43,8 @@ public final class NATSClient: @unchecked Sendable {
     try check(natsOptions_SetReconnectBufSize(options, 32 * 1024 * 1024), "reconnect buffer")
     try check(natsOptions_SetTimeout(options, 2000), "timeout")
     try check(natsOptions_SetPingInterval(options, 5000), "ping interval")
+    // Publish at once instead of waiting for the flusher thread: alarms are latency-bound.
+    try check(natsOptions_SetSendAsap(options, true), "send asap")
     try check(natsOptions_SetDisconnectedCB(options, onDisconnected, context), "callback")
     try check(natsOptions_SetReconnectedCB(options, onReconnected, context), "callback")
     try check(
