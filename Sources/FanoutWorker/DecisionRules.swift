@@ -6,6 +6,13 @@ struct MowerState: Sendable, Equatable {
   var lastTheftPush: Date?
   var lastErrorPush: Date?
   var lastPhoto: Date?
+  /// Decision times of the mower's recent photo reservations (failed captures included).
+  var photoTimes: [Date] = []
+
+  /// Reservations in the 24 hours before `time`.
+  func reservations(inDayBefore time: Date) -> Int {
+    photoTimes.filter { $0 > time.addingTimeInterval(-86_400) && $0 <= time }.count
+  }
 }
 
 /// Why a theft or error alarm goes out without a photo.

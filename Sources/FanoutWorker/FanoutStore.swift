@@ -53,8 +53,8 @@ struct FanoutStore: Sendable {
       subject.hasPrefix(subjects.alarmSubjectPrefix)
       ? String(subject.dropFirst(subjects.alarmSubjectPrefix.count)) : nil
     try await pool.withTransaction { tx in
-      try await recordIngress(streamSequence, correlationID, "rejected", tx)
-      try await eventLog.append(
+      try recordIngress(streamSequence, correlationID, "rejected", tx)
+      try eventLog.append(
         [
           NewEvent(
             .alarmRejected, correlationID: correlationID,
@@ -74,15 +74,18 @@ struct FanoutStore: Sendable {
   {
     let time = DecisionRules.decisionTime(occurredAt: alarm.occurredAt, receivedAt: receivedAt)
     return try await pool.withTransaction { tx in
-      // The row lock serialises every decision about this mower, across replicas.
-      let state = try await lockMower(alarm.mowerID, tx)
-      let context = try await tx.query(
+      // The row lock serialises every decision about this mower, across replicas; the
+      // decision reads only the locked row. A duplicate racing on another replica past the
+      // `seen` check fails on the alarms primary key, and its retry finds it seen.
+      let row = try tx.query(
         """
-        SELECT EXISTS (SELECT 1 FROM alarms WHERE event_id = \(alarm.eventID)) AS seen,
-          (SELECT count(*) FROM photo_reservations
-            WHERE mower_id = \(alarm.mowerID)
-              AND reserved_on > \(time)::timestamptz - interval '24 hours'
-              AND reserved_on <= \(time)::timestamptz) AS reservations,
+        WITH locked AS (
+          INSERT INTO mower_state (mower_id) VALUES (\(alarm.mowerID))
+          ON CONFLICT (mower_id) DO UPDATE SET mower_id = EXCLUDED.mower_id
+          RETURNING last_theft_push_at, last_error_push_at, last_photo_at, photo_times
+        )
+        SELECT locked.*,
+          EXISTS (SELECT 1 FROM alarms WHERE event_id = \(alarm.eventID)) AS seen,
           (SELECT coalesce(json_agg(json_build_object(
               'user_id', g.user_id,
               'devices', (SELECT coalesce(json_agg(json_build_object(
@@ -91,43 +94,35 @@ struct FanoutStore: Sendable {
                 FROM devices d WHERE d.user_id = g.user_id AND d.active))
               ORDER BY g.user_id), '[]')::text
             FROM grants g WHERE g.mower_id = \(alarm.mowerID)) AS recipients
+        FROM locked
         """)[0]
-      if try context.bool("seen") {
-        try await recordIngress(streamSequence, alarm.eventID, "duplicate", tx)
+      if try row.bool("seen") {
+        try recordIngress(streamSequence, alarm.eventID, "duplicate", tx)
         return FanoutOutcome(kind: .duplicate, correlationID: alarm.eventID, mowerID: alarm.mowerID)
       }
-      let recipients = Recipient.decode(try context.string("recipients"))
+      let state = MowerState(
+        lastTheftPush: try row.optionalDate("last_theft_push_at"),
+        lastErrorPush: try row.optionalDate("last_error_push_at"),
+        lastPhoto: try row.optionalDate("last_photo_at"),
+        photoTimes: try row.dateArray("photo_times"))
+      let recipients = Recipient.decode(try row.string("recipients"))
       let decision = rules.decide(
         alarm.alarmClass, at: time, state: state,
-        reservationsInLastDay: try context.int("reservations"), recipients: recipients.count)
+        reservationsInLastDay: state.reservations(inDayBefore: time), recipients: recipients.count)
       let plan = FanoutPlan(
         alarm: alarm, decisionTime: time, decision: decision, recipients: recipients,
         streamSequence: streamSequence)
-      try await write(plan, tx)
-      try await eventLog.append(plan.events, in: tx)
+      try write(plan, tx)
       return plan.outcome
     }
   }
 
-  private func lockMower(_ mowerID: String, _ tx: Transaction) async throws -> MowerState {
-    let row = try await tx.query(
-      """
-      INSERT INTO mower_state (mower_id) VALUES (\(mowerID))
-      ON CONFLICT (mower_id) DO UPDATE SET mower_id = EXCLUDED.mower_id
-      RETURNING last_theft_push_at, last_error_push_at, last_photo_at
-      """)[0]
-    return MowerState(
-      lastTheftPush: try row.optionalDate("last_theft_push_at"),
-      lastErrorPush: try row.optionalDate("last_error_push_at"),
-      lastPhoto: try row.optionalDate("last_photo_at"))
-  }
-
-  /// All state of a decision in one statement: the alarm, the mower's state, the photo
-  /// reservation, notifications (inbox items), deliveries and the ingress record.
-  private func write(_ plan: FanoutPlan, _ tx: Transaction) async throws {
+  /// All of a decision in one statement: the alarm, the mower's state, the photo
+  /// reservation, notifications (inbox items), deliveries, the ingress record and the events.
+  private func write(_ plan: FanoutPlan, _ tx: Transaction) throws {
     let alarm = plan.alarm
     let pushed = plan.isPushed
-    try await tx.query(
+    try tx.query(
       """
       WITH alarm AS (
         INSERT INTO alarms (event_id, mower_id, kind, alarm_class, occurred_at, decided_on,
@@ -143,7 +138,12 @@ struct FanoutStore: Sendable {
           last_error_push_at = CASE WHEN \(pushed && alarm.alarmClass == .error)::boolean
                                THEN \(plan.decisionTime)::timestamptz ELSE last_error_push_at END,
           last_photo_at = CASE WHEN \(plan.imageID != nil)::boolean
-                          THEN \(plan.decisionTime)::timestamptz ELSE last_photo_at END
+                          THEN \(plan.decisionTime)::timestamptz ELSE last_photo_at END,
+          photo_times = CASE WHEN \(plan.imageID != nil)::boolean
+                        THEN array(SELECT x FROM unnest(photo_times) x
+                                   WHERE x > \(plan.decisionTime)::timestamptz - interval '24 hours')
+                             || \(plan.decisionTime)::timestamptz
+                        ELSE photo_times END
         WHERE mower_id = \(alarm.mowerID)
       ), reservation AS (
         INSERT INTO photo_reservations (image_id, event_id, mower_id, reserved_on)
@@ -160,16 +160,18 @@ struct FanoutStore: Sendable {
         FROM unnest(\(PostgresArray(plan.deliveries.map(\.deliveryID)))::uuid[],
                     \(PostgresArray(plan.deliveries.map(\.notificationID)))::uuid[],
                     \(PostgresArray(plan.deliveries.map(\.deviceID)))::uuid[]) AS x(d, n, v)
+      ), ingress AS (
+        INSERT INTO ingress_messages (stream_seq, correlation_id, outcome)
+        VALUES (\(Int64(plan.streamSequence)), \(alarm.eventID), 'decided')
       )
-      INSERT INTO ingress_messages (stream_seq, correlation_id, outcome)
-      VALUES (\(Int64(plan.streamSequence)), \(alarm.eventID), 'decided')
+      \(fragment: eventLog.insertStatement(plan.events))
       """)
   }
 
   private func recordIngress(
     _ streamSequence: UInt64, _ correlationID: UUID, _ outcome: String, _ tx: Transaction
-  ) async throws {
-    try await tx.query(
+  ) throws {
+    try tx.query(
       """
       INSERT INTO ingress_messages (stream_seq, correlation_id, outcome)
       VALUES (\(Int64(streamSequence)), \(correlationID), \(outcome))

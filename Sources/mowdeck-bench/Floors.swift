@@ -10,7 +10,7 @@ enum Floors {
     for index in 0..<count {
       let start = ContinuousClock.now
       _ = try await pool.withTransaction { tx in
-        try await tx.query("INSERT INTO bench_floor (note) VALUES (\(String(index)))")
+        try tx.query("INSERT INTO bench_floor (note) VALUES (\(String(index)))")
       }
       samples.add(ContinuousClock.now - start)
     }

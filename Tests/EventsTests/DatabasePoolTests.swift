@@ -1,7 +1,7 @@
 import Events
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct DatabasePoolTests {
   @Test func bindsRoundTrip() async throws {
@@ -42,13 +42,14 @@ import TestSupport
     #expect(try rows[2].optionalBytes("b") == nil)
     // The server saw the very bytes, not a text rendering of them.
     let expected = try #require(
-      try await db.pool.query("SELECT md5(\(Bytes(bytes))) AS md5").first)
+      try await db.pool.query("SELECT md5(\(Bytes(bytes))::bytea) AS md5").first)
     #expect(try rows[0].string("md5") == expected.string("md5"))
   }
 
   @Test func decodingErrorsNameTheColumn() async throws {
     let db = try await TestDatabase.make(migrated: false)
-    let row = try #require(try await db.pool.query("SELECT 'x' AS word, NULL::int AS nothing").first)
+    let row = try #require(
+      try await db.pool.query("SELECT 'x' AS word, NULL::int AS nothing").first)
     #expect(throws: DatabaseError.self) { try row.int("word") }
     #expect(throws: DatabaseError.self) { try row.int("nothing") }
     #expect(throws: DatabaseError.self) { try row.string("absent") }
@@ -56,7 +57,7 @@ import TestSupport
       _ = try row.uuid("word")
       Issue.record("a word is not a uuid")
     } catch {
-      #expect(error.description.contains("word"))
+      #expect(String(describing: error).contains("word"))
     }
   }
 
@@ -64,7 +65,7 @@ import TestSupport
     let db = try await TestDatabase.make(migrated: false)
     try await db.pool.query("CREATE TABLE items (n int)")
     let value = try await db.pool.withTransaction { tx in
-      try await tx.query("INSERT INTO items VALUES (1), (2)")
+      try tx.query("INSERT INTO items VALUES (1), (2)")
       return 42
     }
     #expect(value == 42)
@@ -75,26 +76,29 @@ import TestSupport
 
   @Test func transactionRollsBackWhenTheBodyThrows() async throws {
     let db = try await TestDatabase.make(migrated: false)
-    try await db.pool.query("CREATE TABLE items (n int)")
+    // One connection, so a transaction left open would be seen by the next statement.
+    let pool = DatabasePool(url: db.url, applicationName: "test-rollback", maxConnections: 1)
+    try await pool.query("CREATE TABLE items (n int)")
     await #expect(throws: Boom.self) {
-      try await db.pool.withTransaction { tx in
-        try await tx.query("INSERT INTO items VALUES (1)")
+      try await pool.withTransaction { tx in
+        try tx.query("INSERT INTO items VALUES (1)")
         throw Boom()
       }
     }
     // Also when a statement fails half-way.
     await #expect(throws: DatabaseError.self) {
-      try await db.pool.withTransaction { tx in
-        try await tx.query("INSERT INTO items VALUES (2)")
-        try await tx.query("INSERT INTO items VALUES ('not a number')")
+      try await pool.withTransaction { tx in
+        try tx.query("INSERT INTO items VALUES (2)")
+        try tx.query("INSERT INTO items VALUES ('not a number')")
       }
     }
     #expect(try await db.count("SELECT count(*) AS n FROM items") == 0)
-    // The connections went back to the pool outside any transaction.
-    for _ in 0..<10 {
-      let status = try await db.pool.query("SELECT now() = statement_timestamp() AS idle")
-      #expect(try status[0].bool("idle"))
-    }
+    // The connection went back to the pool outside any transaction.
+    let status = try await pool.query(
+      "SELECT pg_current_xact_id_if_assigned() IS NULL AS idle, count(*) AS n FROM items")
+    #expect(try status[0].bool("idle"))
+    #expect(try status[0].int("n") == 0)
+    await pool.close()
   }
 
   @Test func badStatementThrowsItsSQLState() async throws {
@@ -152,12 +156,6 @@ import TestSupport
     let db = try await TestDatabase.make(migrated: false)
     let pool = DatabasePool(url: db.url, applicationName: "test-victim", maxConnections: 1)
     let killer = DatabasePool(url: db.url, applicationName: "test-killer", maxConnections: 1)
-    defer {
-      Task {
-        await pool.close()
-        await killer.close()
-      }
-    }
     let pid = try await pool.withConnection { try await $0.backendPID() }
     let terminated = try await killer.query("SELECT pg_terminate_backend(\(pid)) AS done")
     #expect(try terminated[0].bool("done"))
@@ -175,6 +173,8 @@ import TestSupport
       let pidNow = try await pool.withConnection { try await $0.backendPID() }
       #expect(pidNow != pid)
     }
+    await pool.close()
+    await killer.close()
   }
 
   @Test func smallPoolServesManyConcurrentQueries() async throws {
@@ -228,5 +228,20 @@ import TestSupport
     } catch let error as DatabaseError {
       #expect(error.isConnectionProblem)
     }
+  }
+
+  @Test func timestamptzArraysReadBackAsDates() async throws {
+    let db = try await TestDatabase.make(migrated: false)
+    let first = try #require(Timestamp.parse("2026-11-20T06:54:14Z"))
+    let second = try #require(Timestamp.parse("2026-11-29T10:15:00.123456Z"))
+    let row = try #require(
+      try await db.pool.query(
+        """
+        SELECT ARRAY[\(first)::timestamptz, \(second)::timestamptz] AS two,
+               '{}'::timestamptz[] AS none
+        """
+      ).first)
+    #expect(try row.dateArray("two") == [first, second])
+    #expect(try row.dateArray("none") == [])
   }
 }

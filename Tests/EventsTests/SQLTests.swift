@@ -1,7 +1,7 @@
 import Events
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct SQLTests {
   @Test func interpolationNumbersParametersInOrderAndBindsValues() {
@@ -110,5 +110,22 @@ import TestSupport
     try await db.pool.query("CREATE TABLE \(identifier: name) (x int)")
     try await db.pool.query("INSERT INTO \(identifier: name) VALUES (\(41)), (\(1))")
     #expect(try await db.count("SELECT sum(x) AS n FROM \(identifier: name)") == 42)
+  }
+
+  @Test func fragmentsAreSplicedWithTheirPlaceholdersRenumbered() async throws {
+    let inner: SQL = "SELECT \(1)::int AS a, \(2)::int AS b"
+    let outer: SQL = "WITH x AS (\(fragment: inner)) SELECT a + b * \(10)::int AS n FROM x"
+    #expect(
+      outer.text
+        == "WITH x AS (SELECT $1::int AS a, $2::int AS b) SELECT a + b * $3::int AS n FROM x")
+    #expect(outer.binds == [.text("1"), .text("2"), .text("10")])
+
+    let many: SQL = "SELECT \(Array(repeating: "x", count: 12).joined())::text AS p"
+    let shifted: SQL =
+      "SELECT \(1)::int, \(2)::int, \(3)::int, \(4)::int, \(5)::int, \(6)::int, \(7)::int, \(8)::int, \(9)::int, (\(fragment: many))"
+    #expect(shifted.text.hasSuffix("(SELECT $10::text AS p)"))
+
+    let db = try await TestDatabase.make(migrated: false)
+    #expect(try await db.count("SELECT \(100)::int + n AS n FROM (\(fragment: outer)) o") == 121)
   }
 }

@@ -92,7 +92,8 @@ import Testing
   @Test func roundTripsDatesAtMicrosecondPrecision() throws {
     var generator = SystemRandomNumberGenerator()
     for _ in 0..<1_000 {
-      let micros = Int64.random(in: -1_000_000_000_000_000...3_000_000_000_000_000, using: &generator)
+      let micros = Int64.random(
+        in: -1_000_000_000_000_000...3_000_000_000_000_000, using: &generator)
       let date = Date(timeIntervalSince1970: Double(micros) / 1_000_000)
       let text = Timestamp.format(date)
       let parsed = try #require(Timestamp.parse(text), "\(text)")

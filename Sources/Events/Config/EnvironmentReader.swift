@@ -9,7 +9,7 @@ struct EnvironmentReader {
   /// The trimmed value, or nil when unset or empty.
   func string(_ name: String) throws(ConfigurationError) -> String? {
     guard let raw = environment[name] else { return nil }
-    let value = raw.trimmingCharacters(in: .whitespaces)
+    let value = raw.trimmingCharacters(in: .whitespacesAndNewlines)
     return value.isEmpty ? nil : value
   }
 
@@ -28,7 +28,7 @@ struct EnvironmentReader {
   private func integer(_ name: String, _ fallback: Int) throws(ConfigurationError) -> Int {
     guard let text = try string(name) else { return fallback }
     guard let value = Int(text) else {
-      throw ConfigurationError(variable: name, problem: "must be a whole number, got \"\(text)\"")
+      throw ConfigurationError(variable: name, problem: "must be a whole number, got \(text.debugDescription)")
     }
     return value
   }
@@ -41,7 +41,7 @@ struct EnvironmentReader {
       let scheme = components.scheme?.lowercased(), scheme == "https" || scheme == "http",
       let host = components.host, !host.isEmpty
     else {
-      throw ConfigurationError(variable: name, problem: "must be an http(s) URL, got \"\(text)\"")
+      throw ConfigurationError(variable: name, problem: "must be an http(s) URL, got \(text.debugDescription)")
     }
     return text
   }
@@ -55,7 +55,7 @@ struct EnvironmentReader {
         components.host != nil
       else {
         throw ConfigurationError(
-          variable: name, problem: "must be nats://host:port (comma-separated), got \"\(text)\"")
+          variable: name, problem: "must be nats://host:port (comma-separated), got \(text.debugDescription)")
       }
     }
     return text
@@ -73,7 +73,7 @@ struct EnvironmentReader {
     guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
       (0...65535).contains(port), colon != text.startIndex
     else {
-      throw ConfigurationError(variable: name, problem: "must be host:port, got \"\(text)\"")
+      throw ConfigurationError(variable: name, problem: "must be host:port, got \(text.debugDescription)")
     }
     return text
   }
@@ -82,7 +82,7 @@ struct EnvironmentReader {
     guard let text = try string(name) else { return nil }
     guard let level = Logger.Level(rawValue: text.lowercased()) else {
       throw ConfigurationError(
-        variable: name, problem: "must be debug, info, warning or error, got \"\(text)\"")
+        variable: name, problem: "must be debug, info, warning or error, got \(text.debugDescription)")
     }
     return level
   }

@@ -73,19 +73,23 @@ public actor DatabasePool {
     }
   }
 
-  /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
+  /// Runs `body` in one transaction on the connection's own thread: committed when it
+  /// returns, rolled back when it throws. `body` is synchronous on purpose: a transaction
+  /// never waits for anything but its own statements (no camera, no APNs inside).
   public nonisolated func withTransaction<T: Sendable>(
-    _ body: (Transaction) async throws -> T
+    _ body: @escaping @Sendable (Transaction) throws -> T
   ) async throws -> T {
     try await withConnection { connection in
-      try await connection.execute("BEGIN")
-      do {
-        let value = try await body(Transaction(connection: connection))
-        try await connection.execute("COMMIT")
-        return value
-      } catch {
-        if !connection.isBroken { try? await connection.execute("ROLLBACK") }
-        throw error
+      try await connection.perform { tx in
+        try tx.connection.executeOnQueue("BEGIN")
+        do {
+          let value = try body(tx)
+          try tx.connection.executeOnQueue("COMMIT")
+          return value
+        } catch {
+          if !tx.connection.isBroken { try? tx.connection.executeOnQueue("ROLLBACK") }
+          throw error
+        }
       }
     }
   }
@@ -97,12 +101,18 @@ public actor DatabasePool {
   }
 }
 
-/// The connection inside `withTransaction`: it can run statements, not end the transaction.
+/// The connection inside `withTransaction` (or `perform`), on its own thread: statements
+/// run synchronously. Valid only inside that closure.
 public struct Transaction: Sendable {
-  public let connection: PostgresConnection
+  let connection: PostgresConnection
 
   @discardableResult
-  public func query(_ sql: SQL) async throws(DatabaseError) -> [Row] {
-    try await connection.query(sql)
+  public func query(_ sql: SQL) throws(DatabaseError) -> [Row] {
+    try connection.queryOnQueue(sql)
+  }
+
+  /// Statements without parameters, several separated by semicolons (migrations).
+  public func execute(_ statements: String) throws(DatabaseError) {
+    try connection.executeOnQueue(statements)
   }
 }

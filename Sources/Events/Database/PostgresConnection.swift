@@ -5,6 +5,9 @@ import Synchronization
 
 /// One libpq connection. libpq blocks, so every call runs on this connection's own serial
 /// queue and the awaiting task is resumed from there: the cooperative pool never blocks.
+/// A whole unit of work (`perform`, used by `DatabasePool.withTransaction`) runs on that
+/// queue in one hop, so a transaction of five statements costs one thread hand-off, not ten
+/// (ADR 0002).
 public final class PostgresConnection: @unchecked Sendable {
   // `handle` is only read or written on `queue`; that is what makes the class Sendable.
   private var handle: OpaquePointer?
@@ -85,6 +88,28 @@ public final class PostgresConnection: @unchecked Sendable {
     try result.get()
   }
 
+  /// Runs `body` on this connection's queue; its statements run there without further hops.
+  public func perform<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T)
+    async throws -> T
+  {
+    let result: Result<T, any Error> = await withCheckedContinuation { continuation in
+      queue.async {
+        continuation.resume(returning: Result { try body(Transaction(connection: self)) })
+      }
+    }
+    return try result.get()
+  }
+
+  /// Runs one statement; only on this connection's queue (inside `perform`).
+  func queryOnQueue(_ sql: SQL) throws(DatabaseError) -> [Row] {
+    try runBlocking(sql).get()
+  }
+
+  /// Runs statements without parameters; only on this connection's queue.
+  func executeOnQueue(_ statements: String) throws(DatabaseError) {
+    try executeBlocking(statements).get()
+  }
+
   /// The server's process id, so tests can terminate this very session.
   public func backendPID() async throws(DatabaseError) -> Int {
     try await query("SELECT pg_backend_pid() AS pid")[0].int("pid")
@@ -150,9 +175,17 @@ public final class PostgresConnection: @unchecked Sendable {
     let message = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "M"))) }
       .map { String(cString: $0) } ?? String(cString: PQerrorMessage(handle))
     let failure = DatabaseError.statementFailed(
-      sqlState: state, message: message, statement: statement)
+      sqlState: state, message: Self.withoutValues(message, sqlState: state),
+      statement: statement)
     if failure.isConnectionProblem { broken.withLock { $0 = true } }
     return .failure(failure)
+  }
+
+  /// Data errors (class 22) quote the offending input, which may be a bound value: keep
+  /// the server's words, drop the quote.
+  static func withoutValues(_ message: String, sqlState: String) -> String {
+    guard sqlState.hasPrefix("22"), let quote = message.range(of: ": \"") else { return message }
+    return String(message[..<quote.lowerBound]) + ": (value withheld)"
   }
 
   private static func rows(of result: OpaquePointer?) -> [Row] {

@@ -85,4 +85,23 @@ public struct Row: Sendable {
     }
     return bytes
   }
+
+  /// A `timestamptz[]` column in text format: `{"2026-11-20 06:54:14+00",...}`.
+  public func dateArray(_ column: String) throws(DatabaseError) -> [Date] {
+    let text = try string(column)
+    guard text.hasPrefix("{"), text.hasSuffix("}") else {
+      throw .decodingFailed(column: column, expected: "timestamptz[]")
+    }
+    let body = text.dropFirst().dropLast()
+    guard !body.isEmpty else { return [] }
+    var dates: [Date] = []
+    for element in body.split(separator: ",") {
+      let trimmed = element.trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+      guard let date = Timestamp.parse(trimmed) else {
+        throw .decodingFailed(column: column, expected: "timestamptz[]")
+      }
+      dates.append(date)
+    }
+    return dates
+  }
 }

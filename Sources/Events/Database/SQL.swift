@@ -43,6 +43,31 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
       text += "$\(binds.count)"
     }
 
+    /// Another statement's text and binds, spliced in with its placeholders renumbered, so
+    /// that pieces built elsewhere (the event log's insert) can join one statement. The
+    /// fragment's text must not hold a literal `$` outside its placeholders.
+    public mutating func appendInterpolation(fragment: SQL) {
+      let offset = binds.count
+      binds.append(contentsOf: fragment.binds)
+      var output = ""
+      var characters = fragment.text.makeIterator()
+      var pending: Character? = characters.next()
+      while let character = pending {
+        pending = characters.next()
+        guard character == "$", let first = pending, first.isNumber else {
+          output.append(character)
+          continue
+        }
+        var digits = ""
+        while let digit = pending, digit.isNumber {
+          digits.append(digit)
+          pending = characters.next()
+        }
+        output += "$\(Int(digits)! + offset)"
+      }
+      text += output
+    }
+
     /// A quoted identifier (schema, table), for the few places a parameter cannot go.
     public mutating func appendInterpolation(identifier: String) {
       text += "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""

@@ -35,28 +35,28 @@ extension Directory {
   public func importFleet(_ fleet: FleetFile) async throws {
     for device in fleet.devices { try Self.validate(token: device.token) }
     try await pool.withTransaction { tx in
-      try await tx.query(
+      try tx.query(
         """
         INSERT INTO users (user_id, name)
         SELECT * FROM unnest(\(PostgresArray(fleet.users.map(\.user_id)))::text[],
                              \(PostgresArray(fleet.users.map(\.name)))::text[])
         ON CONFLICT (user_id) DO UPDATE SET name = EXCLUDED.name
         """)
-      try await tx.query(
+      try tx.query(
         """
         INSERT INTO mowers (mower_id, name)
         SELECT * FROM unnest(\(PostgresArray(fleet.mowers.map(\.mower_id)))::text[],
                              \(PostgresArray(fleet.mowers.map(\.name)))::text[])
         ON CONFLICT (mower_id) DO UPDATE SET name = EXCLUDED.name
         """)
-      try await tx.query(
+      try tx.query(
         """
         INSERT INTO grants (mower_id, user_id)
         SELECT * FROM unnest(\(PostgresArray(fleet.grants.map(\.mower_id)))::text[],
                              \(PostgresArray(fleet.grants.map(\.user_id)))::text[])
         ON CONFLICT DO NOTHING
         """)
-      try await tx.query(
+      try tx.query(
         """
         INSERT INTO devices (user_id, token, environment)
         SELECT * FROM unnest(\(PostgresArray(fleet.devices.map(\.user_id)))::text[],

@@ -6,10 +6,15 @@ public struct EventLog: Sendable {
 
   /// Appends facts inside the caller's transaction, so they commit with the state they
   /// describe. All rows go in one statement, in the order given.
-  public func append(_ events: [NewEvent], in tx: Transaction) async throws(DatabaseError) {
+  public func append(_ events: [NewEvent], in tx: Transaction) throws(DatabaseError) {
     guard !events.isEmpty else { return }
-    try await tx.query(
-      """
+    try tx.query(insertStatement(events))
+  }
+
+  /// The INSERT that appends `events`, for a caller that folds it into a larger statement
+  /// (as the final statement after data-modifying CTEs) to save a round trip.
+  public func insertStatement(_ events: [NewEvent]) -> SQL {
+    """
       INSERT INTO events (type, correlation_id, causation_id, data)
       SELECT t, c, k, d::jsonb
       FROM unnest(\(PostgresArray(events.map(\.type.rawValue)))::text[],
@@ -18,7 +23,7 @@ public struct EventLog: Sendable {
                   \(PostgresArray(events.map(\.dataJSON)))::text[])
         WITH ORDINALITY AS e(t, c, k, d, n)
       ORDER BY n
-      """)
+      """
   }
 
   /// The whole story of one alarm, in order.

@@ -20,9 +20,11 @@ public final class NATSClient: @unchecked Sendable {
   }
 
   deinit {
+    // The callback context is released by the closed callback, which nats.c runs last:
+    // releasing it here would race with a disconnected callback still on its way.
+    requests.stop()
     natsConnection_Close(connection)
     natsConnection_Destroy(connection)
-    events.release()
   }
 
   /// Connects (or keeps trying in the background) to `url`, which may list several servers
@@ -47,6 +49,7 @@ public final class NATSClient: @unchecked Sendable {
     try check(natsOptions_SetSendAsap(options, true), "send asap")
     try check(natsOptions_SetDisconnectedCB(options, onDisconnected, context), "callback")
     try check(natsOptions_SetReconnectedCB(options, onReconnected, context), "callback")
+    try check(natsOptions_SetClosedCB(options, onClosed, context), "callback")
     try check(
       natsOptions_SetRetryOnFailedConnect(options, true, onConnected, context), "retry connect")
 
@@ -96,7 +99,9 @@ public final class NATSClient: @unchecked Sendable {
 
   /// Waits until the server has processed everything sent so far (subscriptions included).
   public func flush(timeout: Duration = .seconds(5)) async throws(NATSError) {
-    let milliseconds = Int64(timeout.components.seconds * 1000)
+    let milliseconds = max(
+      1,
+      timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
     let connection = SendablePointer(connection)  // nats.c connections are thread-safe
     let status: natsStatus = await withCheckedContinuation { continuation in
       blockingQueue.async {
@@ -143,6 +148,11 @@ private func onReconnected(_: OpaquePointer?, _ context: UnsafeMutableRawPointer
   guard let context else { return }
   let events = Unmanaged<ConnectionEvents>.fromOpaque(context).takeUnretainedValue()
   events.logger.info("NATS reconnected", ["url": events.url])
+}
+
+private func onClosed(_: OpaquePointer?, _ context: UnsafeMutableRawPointer?) {
+  guard let context else { return }
+  Unmanaged<ConnectionEvents>.fromOpaque(context).release()
 }
 
 private func onConnected(_: OpaquePointer?, _ context: UnsafeMutableRawPointer?) {

@@ -10,6 +10,8 @@ public enum NATSError: Error, CustomStringConvertible, Sendable {
   case noResponders(subject: String)
   /// The connection was closed by this process.
   case closed
+  /// The waiting task was cancelled (the process is stopping).
+  case cancelled(subject: String)
 
   init(_ operation: String, _ status: natsStatus) {
     self = .call(operation: operation, status: String(cString: natsStatus_GetText(status)))
@@ -21,6 +23,7 @@ public enum NATSError: Error, CustomStringConvertible, Sendable {
     case .timeout(let subject): return "NATS request on \(subject) timed out"
     case .noResponders(let subject): return "NATS request on \(subject) found no responders"
     case .closed: return "NATS connection closed"
+    case .cancelled(let subject): return "NATS request on \(subject) cancelled"
     }
   }
 }

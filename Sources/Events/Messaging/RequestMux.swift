@@ -18,19 +18,26 @@ final class RequestMux: Sendable {
 
   func start(on client: NATSClient) throws(NATSError) {
     var sub: OpaquePointer?
-    let context = Unmanaged.passUnretained(self).toOpaque()
-    try check(
-      natsConnection_Subscribe(&sub, client.connection, prefix + "*", onReply, context),
-      "subscribe to the reply inbox")
-    subscription.withLock { $0 = sub.map(SendablePointer.init) }
+    // Retained for the subscription's life: released by its completion callback, after
+    // nats.c's last reply callback, never while one may still run.
+    let context = Unmanaged.passRetained(self).toOpaque()
+    let status = natsConnection_Subscribe(&sub, client.connection, prefix + "*", onReply, context)
+    guard status == NATS_OK, let sub else {
+      Unmanaged<RequestMux>.fromOpaque(context).release()
+      throw NATSError("subscribe to the reply inbox", status)
+    }
+    natsSubscription_SetOnCompleteCB(sub, onMuxComplete, context)
+    subscription.withLock { $0 = SendablePointer(sub) }
   }
 
-  deinit {
+  /// Ends the reply subscription (the client is closing).
+  func stop() {
     subscription.withLock { sub in
       if let sub {
         natsSubscription_Unsubscribe(sub.pointer)
         natsSubscription_Destroy(sub.pointer)
       }
+      sub = nil
     }
   }
 
@@ -46,6 +53,11 @@ final class RequestMux: Sendable {
       let message = try await withTaskCancellationHandler {
         try await withCheckedThrowingContinuation { continuation in
           state.withLock { $0.waiting[token] = continuation }
+          // Cancelled before the waiter was registered: the handler found nothing to resume.
+          if Task.isCancelled {
+            resume(token, with: .failure(CancellationError()))
+            return
+          }
           do {
             try client.publish(subject, data, reply: reply, contentType: contentType)
           } catch {
@@ -65,7 +77,7 @@ final class RequestMux: Sendable {
     } catch let error as NATSError {
       throw error
     } catch {
-      throw NATSError.closed
+      throw NATSError.cancelled(subject: subject)
     }
   }
 
@@ -74,6 +86,11 @@ final class RequestMux: Sendable {
     let continuation = state.withLock { $0.waiting.removeValue(forKey: token) }
     continuation?.resume(with: result)
   }
+}
+
+private func onMuxComplete(_ context: UnsafeMutableRawPointer?) {
+  guard let context else { return }
+  Unmanaged<RequestMux>.fromOpaque(context).release()
 }
 
 private func onReply(

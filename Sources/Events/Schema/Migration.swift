@@ -1,5 +1,6 @@
-/// One versioned step of the schema. Steps are applied in order, each in its own
-/// transaction, and never edited once released: a change is a new step.
+/// One versioned step of the schema. Pending steps are applied in order, all in one
+/// transaction under the migration lock, and never edited once released: a change is a
+/// new step.
 public struct Migration: Sendable {
   public let version: Int
   public let name: String

@@ -14,8 +14,8 @@ public struct Migrator: Sendable {
   public func migrate(_ migrations: [Migration] = Migration.all) async throws -> [Int] {
     try await pool.withTransaction { tx in
       // Keyed by schema, so test schemas in one database migrate independently.
-      try await tx.query("SELECT pg_advisory_xact_lock(hashtext('mowdeck.migrate.' || current_schema()))")
-      try await tx.connection.execute(
+      try tx.query("SELECT pg_advisory_xact_lock(hashtext('mowdeck.migrate.' || current_schema()))")
+      try tx.execute(
         """
         CREATE TABLE IF NOT EXISTS schema_migrations (
           version integer PRIMARY KEY,
@@ -24,11 +24,11 @@ public struct Migrator: Sendable {
         )
         """)
       let applied = Set(
-        try await tx.query("SELECT version FROM schema_migrations").map { try $0.int("version") })
+        try tx.query("SELECT version FROM schema_migrations").map { try $0.int("version") })
       var done: [Int] = []
       for migration in migrations where !applied.contains(migration.version) {
-        try await tx.connection.execute(migration.sql)
-        try await tx.query(
+        try tx.execute(migration.sql)
+        try tx.query(
           "INSERT INTO schema_migrations (version, name) VALUES (\(migration.version), \(migration.name))"
         )
         logger.info("migration applied", ["version": migration.version, "name": migration.name])

@@ -33,7 +33,10 @@ extension Migration {
         mower_id text PRIMARY KEY,
         last_theft_push_at timestamptz,
         last_error_push_at timestamptz,
-        last_photo_at timestamptz
+        last_photo_at timestamptz,
+        -- Decision times of the photo reservations of the last 24 hours, kept on the locked
+        -- row so the budget is read with the lock, not from an older snapshot.
+        photo_times timestamptz[] NOT NULL DEFAULT '{}'
       );
       -- One reserved photo per alarm; failed captures keep their row, since they count
       -- against the daily budget too. Claimed by PhotoWorker with a lease and fencing token.

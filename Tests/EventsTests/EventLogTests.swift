@@ -1,0 +1,154 @@
+import Events
+import Foundation
+import TestSupport
+import Testing
+
+@Suite struct EventLogTests {
+  let log = EventLog()
+
+  @Test func storyReturnsTheEventsOfOneTransactionInOrderWithTheirData() async throws {
+    let db = try await TestDatabase.make()
+    let alarm = UUID()
+    let other = UUID()
+    let image = UUID()
+    let occurred = try #require(Timestamp.parse("2026-11-29T10:15:00.250000Z"))
+    let before = Date()
+    try await db.pool.withTransaction { tx in
+      try log.append(
+        [
+          NewEvent(
+            .alarmReceived, correlationID: alarm,
+            data: ["kind": "mower_lifted", "bytes": 1234, "ok": true, "at": occurred]),
+          NewEvent(.alarmReceived, correlationID: other),
+          NewEvent(
+            .imageReserved, correlationID: alarm, causationID: alarm,
+            data: ["image_id": image, "note": "quote \" and \\ and ünï"]),
+          NewEvent(.photoSkipped, correlationID: alarm, data: ["reason": "daily_limit"]),
+        ], in: tx)
+    }
+    let story = try await log.story(of: alarm, pool: db.pool)
+    #expect(story.map(\.type) == ["alarm.received", "image.reserved", "photo.skipped"])
+    #expect(story.map(\.position) == story.map(\.position).sorted())
+    #expect(Set(story.map(\.position)).count == 3)
+    #expect(story.allSatisfy { $0.correlationID == alarm })
+    #expect(story.map(\.causationID) == [nil, alarm, nil])
+    #expect(story[0].data["kind"] as? String == "mower_lifted")
+    #expect(story[0].data["bytes"] as? Int == 1234)
+    #expect(story[0].data["ok"] as? Bool == true)
+    #expect(story[0].data["at"] as? String == "2026-11-29T10:15:00.250000Z")
+    #expect(story[1].data["image_id"] as? String == image.uuidString.lowercased())
+    #expect(story[1].data["note"] as? String == "quote \" and \\ and ünï")
+    #expect(story[2].data["reason"] as? String == "daily_limit")
+    for event in story {
+      #expect(event.recordedAt >= before.addingTimeInterval(-60))
+      #expect(event.recordedAt <= Date().addingTimeInterval(60))
+    }
+    #expect(try await log.story(of: other, pool: db.pool).count == 1)
+    #expect(try await log.story(of: UUID(), pool: db.pool).isEmpty)
+  }
+
+  @Test func appendingNothingWritesNothing() async throws {
+    let db = try await TestDatabase.make()
+    try await db.pool.withTransaction { tx in try log.append([], in: tx) }
+    #expect(try await db.count("SELECT count(*) AS n FROM events") == 0)
+  }
+
+  struct Abort: Error {}
+
+  @Test func eventsOfARolledBackTransactionDoNotExist() async throws {
+    let db = try await TestDatabase.make()
+    let alarm = UUID()
+    await #expect(throws: Abort.self) {
+      try await db.pool.withTransaction { tx in
+        try log.append([NewEvent(.alarmReceived, correlationID: alarm)], in: tx)
+        throw Abort()
+      }
+    }
+    #expect(try await log.story(of: alarm, pool: db.pool).isEmpty)
+    #expect(try await db.count("SELECT count(*) AS n FROM events") == 0)
+  }
+
+  @Test func typesAreTheContractsStrings() {
+    let contract: Set<String> = [
+      "alarm.received", "alarm.rejected", "alarm.suppressed", "notification.created",
+      "delivery.queued", "image.reserved", "photo.skipped", "photo.requested", "photo.captured",
+      "photo.failed", "delivery.sent", "delivery.retry_scheduled", "delivery.failed",
+      "device.deactivated", "image.served", "image.expired", "image.pruned",
+    ]
+    #expect(Set(EventType.allCases.map(\.rawValue)) == contract)
+  }
+
+  /// ADR 0003: a transaction that took its position first but commits last must not be
+  /// skipped by a reader that has already moved past a later position.
+  @Test func tailDoesNotSkipATransactionThatCommitsLate() async throws {
+    let db = try await TestDatabase.make()
+    let early = UUID()
+    let late = UUID()
+    let log = self.log
+    let cursor = try await db.pool.withConnection { connection -> EventCursor in
+      try await connection.execute("BEGIN")
+      do {
+        try await connection.query(
+          "INSERT INTO events (type, correlation_id) VALUES ('alarm.received', \(early))")
+        try await db.pool.withTransaction { tx in
+          try log.append([NewEvent(.alarmReceived, correlationID: late)], in: tx)
+        }
+        // The second transaction is committed and visible...
+        #expect(try await log.story(of: late, pool: db.pool).count == 1)
+        // ...but the reader must not pass it while the first one may still commit.
+        let page = try await log.tail(after: .start, limit: 100, pool: db.pool)
+        #expect(page.events.isEmpty, "\(page.events.map(\.correlationID))")
+        try await connection.execute("COMMIT")
+        return page.cursor
+      } catch {
+        try? await connection.execute("ROLLBACK")
+        throw error
+      }
+    }
+
+    var seen: [RecordedEvent] = []
+    var next = cursor
+    try await eventually(timeout: .seconds(10), "both events to be tailed") {
+      let page = try await log.tail(after: next, limit: 100, pool: db.pool)
+      seen += page.events
+      next = page.cursor
+      return seen.count >= 2
+    }
+    #expect(seen.map(\.correlationID) == [early, late])
+    #expect(try await log.tail(after: next, limit: 100, pool: db.pool).events.isEmpty)
+  }
+
+  @Test func tailPagesThroughEverythingOnceInCommitOrder() async throws {
+    let db = try await TestDatabase.make()
+    var appended: [UUID] = []
+    for size in [3, 1, 3] {
+      let ids = (0..<size).map { _ in UUID() }
+      try await db.pool.withTransaction { tx in
+        try log.append(ids.map { NewEvent(.alarmReceived, correlationID: $0) }, in: tx)
+      }
+      appended += ids
+    }
+    let total = appended.count
+    // Someone else's transaction may hold the horizon back for a moment.
+    try await eventually(timeout: .seconds(10), "the events to be visible to tail") {
+      try await log.tail(after: .start, limit: 100, pool: db.pool).events.count == total
+    }
+
+    var cursor = EventCursor.start
+    var pages: [[RecordedEvent]] = []
+    while true {
+      let page = try await log.tail(after: cursor, limit: 3, pool: db.pool)
+      if page.events.isEmpty {
+        #expect(page.cursor == cursor)
+        break
+      }
+      pages.append(page.events)
+      #expect(page.cursor != cursor)
+      cursor = page.cursor
+      if pages.count > 10 { break }
+    }
+    #expect(pages.map(\.count) == [3, 3, 1])
+    #expect(pages.flatMap { $0 }.map(\.correlationID) == appended)
+    #expect(pages.flatMap { $0 }.last?.position == cursor.position)
+  }
+}
