@@ -15,7 +15,7 @@ public struct NewEvent: Sendable {
     self.type = type
     self.correlationID = correlationID
     self.causationID = causationID
-    self.dataJSON = JSON.encode(data.mapValues { JSON.plain($0) })
+    self.dataJSON = JSON.encode(data)
   }
 }
 

@@ -51,7 +51,7 @@ public struct Logger: Sendable {
       "ts": Timestamp.format(clock.now()), "level": level.rawValue, "component": component,
       "msg": message,
     ]
-    for (key, value) in fields { object[key] = JSON.plain(value) }
+    for (key, value) in fields { object[key] = value }
     var line = JSON.encode(object)
     line.append("\n")
     FileHandle.standardError.write(Data(line.utf8))
