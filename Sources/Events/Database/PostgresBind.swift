@@ -68,21 +68,23 @@ public struct PostgresArray: PostgresEncodable {
   public let literal: String
 
   public init(_ elements: [String?]) {
-    var out = "{"
+    var out: [UInt8] = [UInt8(ascii: "{")]
+    out.reserveCapacity(elements.count * 40 + 2)
     for (index, element) in elements.enumerated() {
-      if index > 0 { out += "," }
+      if index > 0 { out.append(UInt8(ascii: ",")) }
       guard let element else {
-        out += "NULL"
+        out.append(contentsOf: "NULL".utf8)
         continue
       }
-      out += "\""
-      for character in element.unicodeScalars {
-        if character == "\"" || character == "\\" { out += "\\" }
-        out.unicodeScalars.append(character)
+      out.append(UInt8(ascii: "\""))
+      for byte in element.utf8 {
+        if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { out.append(UInt8(ascii: "\\")) }
+        out.append(byte)
       }
-      out += "\""
+      out.append(UInt8(ascii: "\""))
     }
-    literal = out + "}"
+    out.append(UInt8(ascii: "}"))
+    literal = String(decoding: out, as: UTF8.self)
   }
 
   public init(_ elements: [String]) { self.init(elements.map { Optional($0) }) }

@@ -19,23 +19,26 @@ public enum JSON {
       out += "null"
       return
     }
-    // Exact Swift types first: `is Bool` is also true of a bridged NSNumber 1, and the
-    // reverse, so the dynamic type decides.
+    // The dynamic type decides, before any cast: `as? Bool` would also accept a bridged
+    // NSNumber 1 (and try bridging every Int on the way), which is both wrong and slow.
+    switch ObjectIdentifier(type(of: value)) {
+    case ObjectIdentifier(String.self): writeString(value as! String, to: &out)
+    case ObjectIdentifier(Bool.self): out += (value as! Bool) ? "true" : "false"
+    case ObjectIdentifier(Int.self): out += String(value as! Int)
+    case ObjectIdentifier(Int64.self): out += String(value as! Int64)
+    case ObjectIdentifier(UInt64.self): out += String(value as! UInt64)
+    case ObjectIdentifier(Int32.self): out += String(value as! Int32)
+    case ObjectIdentifier(Double.self): writeDouble(value as! Double, to: &out)
+    case ObjectIdentifier(Date.self): writeString(Timestamp.format(value as! Date), to: &out)
+    case ObjectIdentifier(UUID.self): writeString((value as! UUID).uuidString.lowercased(), to: &out)
+    default: writeOther(value, to: &out)
+    }
+  }
+
+  private static func writeOther(_ value: Any, to out: inout String) {
     switch value {
     case let string as String:
       writeString(string, to: &out)
-    case let bool as Bool where type(of: value) == Bool.self:
-      out += bool ? "true" : "false"
-    case let int as Int where type(of: value) == Int.self:
-      out += String(int)
-    case let int as Int64 where type(of: value) == Int64.self:
-      out += String(int)
-    case let int as UInt64 where type(of: value) == UInt64.self:
-      out += String(int)
-    case let int as Int32 where type(of: value) == Int32.self:
-      out += String(int)
-    case let double as Double where type(of: value) == Double.self:
-      writeDouble(double, to: &out)
     case let number as NSNumber:
       // Numbers parsed by JSONSerialization (re-encoding a stored event).
       if String(describing: type(of: number)).contains("Boolean") {
@@ -45,10 +48,6 @@ public enum JSON {
       } else {
         out += String(number.int64Value)
       }
-    case let date as Date:
-      writeString(Timestamp.format(date), to: &out)
-    case let uuid as UUID:
-      writeString(uuid.uuidString.lowercased(), to: &out)
     case let dictionary as [String: Any]:
       out += "{"
       for (index, key) in dictionary.keys.sorted().enumerated() {
