@@ -14,6 +14,13 @@ public enum JSON {
     return out
   }
 
+  /// One value as JSON text (`true`, `12`, `"text"`), for tools that print stored data.
+  public static func encodeValue(_ value: Any?) -> String {
+    var out = ""
+    write(value, to: &out)
+    return out
+  }
+
   private static func write(_ value: Any?, to out: inout String) {
     guard let value, !(value is NSNull) else {
       out += "null"

@@ -40,7 +40,7 @@ enum TraceLine {
       elapsed < 1
       ? String(format: "+%.1f ms", elapsed * 1000) : String(format: "+%.2f s", elapsed)
     let details = event.data.sorted { $0.key < $1.key }.map { key, value in
-      "\(key)=\(value is NSNull ? "null" : "\(value)")"
+      "\(key)=\((value as? String) ?? JSON.encodeValue(value))"
     }.joined(separator: " ")
     return time.padding(toLength: 12, withPad: " ", startingAt: 0)
       + event.type.padding(toLength: 26, withPad: " ", startingAt: 0) + details
