@@ -7,6 +7,7 @@ let package = Package(
   products: [
     .library(name: "Events", targets: ["Events"]),
     .executable(name: "FanoutWorker", targets: ["FanoutWorker"]),
+    .executable(name: "PhotoWorker", targets: ["PhotoWorker"]),
     .executable(name: "mowdeck", targets: ["mowdeck"]),
   ],
   targets: [
@@ -19,7 +20,10 @@ let package = Package(
     .target(name: "Events", dependencies: ["CLibPQ", "CNats", "COpenSSL"]),
 
     .executableTarget(name: "FanoutWorker", dependencies: ["Events"]),
+    .executableTarget(name: "PhotoWorker", dependencies: ["Events"]),
     .executableTarget(name: "mowdeck", dependencies: ["Events"]),
+    // Test doubles that speak the real protocols.
+    .executableTarget(name: "GatewaySimulator", dependencies: ["Events"]),
 
     // Benchmarks that print tables (`scripts/bench.sh`); they reuse the test harness.
     .executableTarget(name: "mowdeck-bench", dependencies: ["Events", "TestSupport"]),
@@ -31,5 +35,7 @@ let package = Package(
     .testTarget(
       name: "FanoutWorkerTests", dependencies: ["FanoutWorker", "Events", "TestSupport"]),
     .testTarget(name: "MowdeckTests", dependencies: ["Events", "TestSupport"]),
+    .testTarget(
+      name: "PhotoWorkerTests", dependencies: ["PhotoWorker", "Events", "TestSupport"]),
   ]
 )

@@ -16,7 +16,7 @@ struct FanoutService: Service {
   let ackWaitSeconds: Int
 
   func run() async throws {
-    try await store.migrate(logger: logger)
+    try await Migrator(pool: store.pool, logger: logger).migrateWhenReachable()
     let consumer = try await connectConsumer()
     logger.info(
       "fan-out running", ["stream": subjects.alarmsStream, "consumer": subjects.fanoutConsumer])
@@ -109,9 +109,7 @@ struct FanoutService: Service {
       logger.warning("ack failed", ["error": error, "stream_seq": Int(message.streamSequence)])
     }
     let elapsed = ContinuousClock.now - started
-    metrics.observe(
-      "mowdeck_fanout_decision_seconds",
-      Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds))
+    metrics.observe("mowdeck_fanout_decision_seconds", elapsed.seconds)
     metrics.increment("mowdeck_fanout_alarms_total", labels: ["outcome": outcome.kind.rawValue])
     // Doorbells: a lost one costs the next stage its one-second sweep, nothing more.
     if outcome.reservedImage { try? nats.publish(subjects.wakePhotos) }

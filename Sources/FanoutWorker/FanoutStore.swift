@@ -9,20 +9,6 @@ struct FanoutStore: Sendable {
   let subjects: Subjects
   let eventLog = EventLog()
 
-  /// Brings the schema up to date, waiting for PostgreSQL when it is not up yet.
-  func migrate(logger: Logger) async throws {
-    var backoff = Backoff(initial: 0.2, maximum: 5)
-    while true {
-      do {
-        try await Migrator(pool: pool, logger: logger).migrate()
-        return
-      } catch {
-        logger.warning("database not ready, retrying", ["error": error])
-        guard await backoff.wait() else { throw CancellationError() }
-      }
-    }
-  }
-
   func handle(
     subject: String, payload: [UInt8], streamSequence: UInt64, receivedAt: Date
   ) async throws -> FanoutOutcome {

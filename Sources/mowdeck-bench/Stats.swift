@@ -21,11 +21,6 @@ struct Samples {
   var maximum: Double { values.max() ?? .nan }
 }
 
-extension Duration {
-  var seconds: Double {
-    Double(components.seconds) + Double(components.attoseconds) / 1e18
-  }
-}
 
 func ms(_ seconds: Double) -> String { String(format: "%.2f ms", seconds * 1000) }
 

@@ -35,6 +35,8 @@ public struct Configuration: Sendable {
   public var natsSubjectPrefix: String
   /// How long JetStream waits for the fan-out's ack before redelivering (on a crash).
   public var fanoutAckWaitSeconds: Int
+  /// Camera requests one PhotoWorker keeps in flight at once.
+  public var photoMaxInFlight: Int
 
   public static let defaultDatabaseURL = "postgresql://mowdeck:mowdeck@127.0.0.1:5432/mowdeck"
 
@@ -81,7 +83,8 @@ public struct Configuration: Sendable {
       logLevel: try reader.logLevel("MOWDECK_LOG_LEVEL") ?? .info,
       databasePoolSize: try reader.positive("MOWDECK_DATABASE_POOL_SIZE", 4),
       natsSubjectPrefix: try reader.string("MOWDECK_NATS_SUBJECT_PREFIX") ?? "",
-      fanoutAckWaitSeconds: try reader.positive("MOWDECK_FANOUT_ACK_WAIT_SECONDS", 10)
+      fanoutAckWaitSeconds: try reader.positive("MOWDECK_FANOUT_ACK_WAIT_SECONDS", 10),
+      photoMaxInFlight: try reader.positive("MOWDECK_PHOTO_MAX_IN_FLIGHT", 1000)
     )
   }
 

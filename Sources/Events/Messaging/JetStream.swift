@@ -50,31 +50,61 @@ public struct JetStream: Sendable {
     }
   }
 
-  /// Binds to (creating when missing) the durable pull consumer shared by all replicas.
+  /// Binds to the durable pull consumer shared by all replicas, creating it when missing
+  /// and updating it when its settings changed (a new ack wait, say), so that a changed
+  /// setting never stops the workers.
   public func pullConsumer(
     stream: String, durable: String, filter: String, ackWaitSeconds: Int64 = 30,
     maxAckPending: Int64 = 2_000
   ) async throws(NATSError) -> PullConsumer {
     try await blocking { () throws(NATSError) -> PullConsumer in
       let js = try context()
-      var jsOptions = jsOptions()
-      try check(jsOptions_Init(&jsOptions), "options")
+      var code = jsErrCode(0)
+      var config = jsConsumerConfig()
+      try check(jsConsumerConfig_Init(&config), "consumer config")
+      let ensured: natsStatus = stream.withCString { cStream in
+        durable.withCString { cDurable in
+          filter.withCString { cFilter in
+            config.Durable = cDurable
+            config.FilterSubject = cFilter
+            config.AckPolicy = js_AckExplicit
+            config.AckWait = ackWaitSeconds * 1_000_000_000
+            config.MaxDeliver = -1
+            config.MaxAckPending = maxAckPending
+            config.DeliverPolicy = js_DeliverAll
+            var info: UnsafeMutablePointer<jsConsumerInfo>?
+            var status = js_GetConsumerInfo(&info, js, cStream, cDurable, nil, &code)
+            if status == NATS_NOT_FOUND {
+              status = js_AddConsumer(&info, js, cStream, &config, nil, &code)
+            } else if status == NATS_OK, let existing = info?.pointee.Config?.pointee,
+              existing.AckWait != config.AckWait || existing.MaxAckPending != maxAckPending
+            {
+              jsConsumerInfo_Destroy(info)
+              info = nil
+              status = js_UpdateConsumer(&info, js, cStream, &config, nil, &code)
+            }
+            jsConsumerInfo_Destroy(info)
+            return status
+          }
+        }
+      }
+      guard ensured == NATS_OK else {
+        jsCtx_Destroy(js)
+        throw NATSError("ensure consumer \(durable) (JetStream error \(code.rawValue))", ensured)
+      }
       var subOptions = jsSubOptions()
       try check(jsSubOptions_Init(&subOptions), "subscribe options")
       var subscription: OpaquePointer?
-      var code = jsErrCode(0)
       let status = stream.withCString { cStream in
-        subOptions.Stream = cStream
-        subOptions.Config.AckPolicy = js_AckExplicit
-        subOptions.Config.AckWait = ackWaitSeconds * 1_000_000_000
-        subOptions.Config.MaxDeliver = -1
-        subOptions.Config.MaxAckPending = maxAckPending
-        subOptions.Config.DeliverPolicy = js_DeliverAll
-        return js_PullSubscribe(&subscription, js, filter, durable, &jsOptions, &subOptions, &code)
+        durable.withCString { cDurable in
+          subOptions.Stream = cStream
+          subOptions.Consumer = cDurable
+          return js_PullSubscribe(&subscription, js, filter, durable, nil, &subOptions, &code)
+        }
       }
       guard status == NATS_OK, let subscription else {
         jsCtx_Destroy(js)
-        throw NATSError("pull subscribe \(durable)", status)
+        throw NATSError("pull subscribe \(durable) (JetStream error \(code.rawValue))", status)
       }
       return PullConsumer(subscription: subscription, context: js, client: client)
     }

@@ -37,4 +37,19 @@ public struct Migrator: Sendable {
       return done
     }
   }
+
+  /// Migrates, waiting with backoff while PostgreSQL is unreachable (a worker starting
+  /// before its database). Throws only when the task is cancelled or a step is wrong.
+  public func migrateWhenReachable() async throws {
+    var backoff = Backoff(initial: 0.2, maximum: 5)
+    while true {
+      do {
+        try await migrate()
+        return
+      } catch let error as DatabaseError where error.isConnectionProblem {
+        logger.warning("database not reachable, retrying", ["error": error])
+        guard await backoff.wait() else { throw CancellationError() }
+      }
+    }
+  }
 }

@@ -47,6 +47,7 @@ extension Migration {
         reserved_on timestamptz NOT NULL,
         state text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'captured', 'failed')),
         created_at timestamptz NOT NULL DEFAULT now(),
+        attempts integer NOT NULL DEFAULT 0,
         lease_token bigint,
         lease_expires_at timestamptz,
         finished_at timestamptz

@@ -26,3 +26,10 @@ public final class ManualClock: WallClock {
 
   public func set(_ date: Date) { current.withLock { $0 = date } }
 }
+
+extension Duration {
+  /// The duration in seconds, for metrics, events and benchmark tables.
+  public var seconds: Double {
+    Double(components.seconds) + Double(components.attoseconds) / 1e18
+  }
+}

@@ -1,0 +1,20 @@
+/// How long stored photos and failure markers live, and how many rows are kept
+/// (CONTRACT.md section 6).
+public struct ImageLimits: Sendable {
+  public var retentionSeconds: Int
+  public var failedRetentionSeconds: Int
+  public var keep: Int
+
+  public init(retentionSeconds: Int, failedRetentionSeconds: Int, keep: Int) {
+    self.retentionSeconds = retentionSeconds
+    self.failedRetentionSeconds = failedRetentionSeconds
+    self.keep = keep
+  }
+
+  public init(configuration: Configuration) {
+    self.init(
+      retentionSeconds: configuration.imageRetentionHours * 3600,
+      failedRetentionSeconds: configuration.imageFailedRetentionSeconds,
+      keep: configuration.imageKeep)
+  }
+}

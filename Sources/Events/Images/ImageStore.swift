@@ -1,0 +1,76 @@
+import Foundation
+
+/// The one writer of `notification_images`. Every write takes the table's transaction-scoped
+/// advisory lock and enforces retention before it commits, so the table never holds more
+/// than the limits allow at any moment, however many replicas write at once (ADR 0007).
+public struct ImageStore: Sendable {
+  public let limits: ImageLimits
+  private let eventLog = EventLog()
+
+  public init(limits: ImageLimits) { self.limits = limits }
+
+  /// What one retention pass removed.
+  public struct Removal: Sendable, Equatable {
+    public var expired = 0
+    public var pruned = 0
+    public var bytesFreed = 0
+  }
+
+  /// Serialises writers of the table for the rest of the transaction.
+  public func lock(_ tx: Transaction) throws(DatabaseError) {
+    try tx.query("SELECT pg_advisory_xact_lock(hashtext('mowdeck.notification_images'))")
+  }
+
+  /// Stores a captured JPEG or a failure marker for `imageID`, then enforces retention.
+  /// Call inside the transaction that completes the reservation, after `lock`.
+  public func insert(
+    imageID: UUID, eventID: UUID, jpeg: [UInt8]?, failureReason: String?, tx: Transaction
+  ) throws(DatabaseError) -> Removal {
+    let lifetime = jpeg == nil ? limits.failedRetentionSeconds : limits.retentionSeconds
+    try tx.query(
+      """
+      INSERT INTO notification_images (image_id, event_id, state, jpeg, byte_size,
+                                       failure_reason, expires_at)
+      VALUES (\(imageID), \(eventID), \(jpeg == nil ? "failed" : "captured"),
+              \(jpeg.map(Bytes.init)), \(jpeg?.count ?? 0), \(failureReason),
+              now() + make_interval(secs => \(lifetime)))
+      ON CONFLICT (image_id) DO NOTHING
+      """)
+    return try enforceRetention(tx)
+  }
+
+  /// Removes expired rows and rows beyond the newest `keep`, with an event for each
+  /// (`image.expired`, `image.pruned`, correlated to the row's alarm).
+  public func enforceRetention(_ tx: Transaction) throws(DatabaseError) -> Removal {
+    let rows = try tx.query(
+      """
+      WITH expired AS (
+        DELETE FROM notification_images WHERE expires_at <= now()
+        RETURNING image_id, event_id, state, byte_size, 'expired' AS why
+      ), beyond AS (
+        DELETE FROM notification_images WHERE image_id IN (
+          SELECT image_id FROM notification_images WHERE expires_at > now()
+          ORDER BY created_at DESC, image_id OFFSET \(limits.keep))
+        RETURNING image_id, event_id, state, byte_size, 'pruned' AS why
+      )
+      SELECT * FROM expired UNION ALL SELECT * FROM beyond
+      """)
+    var removal = Removal()
+    var events: [NewEvent] = []
+    for row in rows {
+      let why = try row.string("why")
+      let bytes = try row.int("byte_size")
+      removal.bytesFreed += bytes
+      if why == "expired" { removal.expired += 1 } else { removal.pruned += 1 }
+      events.append(
+        NewEvent(
+          why == "expired" ? .imageExpired : .imagePruned, correlationID: try row.uuid("event_id"),
+          data: [
+            "image_id": try row.uuid("image_id"), "state": try row.string("state"),
+            "bytes": bytes, "reason": why == "expired" ? "retention" : "keep_limit",
+          ]))
+    }
+    try eventLog.append(events, in: tx)
+    return removal
+  }
+}

@@ -1,0 +1,40 @@
+import Events
+
+/// Judges the Device-Gateway's reply (CONTRACT.md section 5): a complete JPEG of at most
+/// 512 KiB, or a JSON error naming why there is none.
+enum CameraReply {
+  static let maximumBytes = 524_288
+
+  static func classify(_ reply: NATSMessage) -> PhotoResult {
+    let data = reply.data
+    let type = reply.contentType?.lowercased() ?? ""
+    if type.hasPrefix("application/json") || (type.isEmpty && data.first == UInt8(ascii: "{")) {
+      return classifyError(data)
+    }
+    guard data.count <= maximumBytes else {
+      return .failed(.tooLarge, detail: "\(data.count) bytes")
+    }
+    guard isCompleteJPEG(data) else {
+      return .failed(.notJPEG, detail: "\(data.count) bytes, content type \(type.isEmpty ? "none" : type)")
+    }
+    return .captured(data)
+  }
+
+  /// Starts with the SOI marker and `FF`, ends with the EOI marker.
+  static func isCompleteJPEG(_ data: [UInt8]) -> Bool {
+    data.count >= 5 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF
+      && data[data.count - 2] == 0xFF && data[data.count - 1] == 0xD9
+  }
+
+  private static func classifyError(_ data: [UInt8]) -> PhotoResult {
+    guard let object = JSON.object(from: data), let error = object["error"] as? String else {
+      return .failed(.gatewayError, detail: "unreadable error reply")
+    }
+    switch error {
+    case "asleep": return .failed(.asleep, detail: nil)
+    case "no_camera": return .failed(.noCamera, detail: nil)
+    case "busy": return .failed(.busy, detail: nil)
+    default: return .failed(.gatewayError, detail: String(error.prefix(100)))
+    }
+  }
+}

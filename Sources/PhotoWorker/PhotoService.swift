@@ -1,0 +1,137 @@
+import Events
+import Foundation
+
+/// The photo stage: claims reservations, asks each mower's camera once, and stores the
+/// photo or a failure marker. Many requests are in flight at once, none holding a thread.
+struct PhotoService: Service {
+  let store: PhotoStore
+  let nats: NATSClient
+  let subjects: Subjects
+  let logger: Logger
+  let metrics: Metrics
+  let maxInFlight: Int
+  let photoTimeoutSeconds: Int
+  let migrate: @Sendable () async throws -> Void
+
+  func run() async throws {
+    try await migrate()
+    let doorbell = Doorbell()
+    let listener = try doorbell.listen(to: subjects.wakePhotos, on: nats)
+    defer { listener.cancel() }
+    let inFlight = InFlightLeases()
+    let renewer = Task { await renewLeases(inFlight) }
+    defer { renewer.cancel() }
+    logger.info("photo worker running", ["max_in_flight": maxInFlight])
+    await withDiscardingTaskGroup { group in
+      var backoff = Backoff()
+      while !Task.isCancelled {
+        let room = maxInFlight - (await inFlight.count)
+        var claimed: [PhotoClaim] = []
+        if room > 0 {
+          do {
+            claimed = try await store.claim(limit: min(room, 200))
+            backoff.reset()
+          } catch {
+            logger.warning("claiming photo reservations failed, retrying", ["error": error])
+            guard await backoff.wait() else { break }
+            continue
+          }
+        }
+        for claim in claimed {
+          await inFlight.add(claim.leaseToken)
+          group.addTask {
+            await capture(claim)
+            await inFlight.remove(claim.leaseToken)
+            await doorbell.ring()
+          }
+        }
+        // A full batch means more may be waiting: claim again at once.
+        if claimed.count == min(room, 200), room > 0 { continue }
+        await doorbell.wait(timeout: .seconds(1))
+      }
+    }
+  }
+
+  /// One reservation: the camera request (unless its window has passed), then the store,
+  /// retried while PostgreSQL is away.
+  private func capture(_ claim: PhotoClaim) async {
+    let started = ContinuousClock.now
+    let result: PhotoResult
+    if claim.isStillUseful {
+      result = await request(claim)
+    } else {
+      result = .failed(.workerLost, detail: "claimed with \(claim.remainingSeconds) s left")
+    }
+    let latency = (ContinuousClock.now - started).seconds
+    metrics.observe("mowdeck_photo_capture_seconds", latency)
+    var backoff = Backoff(initial: 0.1, maximum: 2)
+    while true {
+      do {
+        let completion = try await store.complete(claim, result: result, latencySeconds: latency)
+        record(claim, result, completion, latency)
+        return
+      } catch {
+        logger.warning(
+          "storing a photo outcome failed, retrying",
+          ["error": error, "image_id": claim.imageID])
+        // Stopping: the lease runs out and another worker takes the reservation over.
+        guard await backoff.wait() else { return }
+      }
+    }
+  }
+
+  private func request(_ claim: PhotoClaim) async -> PhotoResult {
+    let timeout = min(Double(photoTimeoutSeconds), claim.remainingSeconds)
+    let body = JSON.encode(["demand": "error_analysis", "frames": 1, "timeout_s": photoTimeoutSeconds])
+    do {
+      let reply = try await nats.request(
+        subjects.photoRequest(mowerID: claim.mowerID), Array(body.utf8),
+        contentType: "application/json", timeout: .milliseconds(Int(timeout * 1000)))
+      return CameraReply.classify(reply)
+    } catch {
+      switch error {
+      case .timeout: return .failed(.timeout, detail: nil)
+      case .noResponders: return .failed(.noResponders, detail: nil)
+      default: return .failed(.gatewayError, detail: String(describing: error))
+      }
+    }
+  }
+
+  private func record(
+    _ claim: PhotoClaim, _ result: PhotoResult, _ completion: PhotoStore.Completion, _ latency: Double
+  ) {
+    let outcome: String
+    switch result {
+    case .captured: outcome = "captured"
+    case .failed(let reason, _): outcome = reason.rawValue
+    }
+    metrics.increment(
+      "mowdeck_photo_outcomes_total",
+      labels: ["outcome": completion == .stale ? "stale" : outcome])
+    logger.debug(
+      "photo outcome",
+      ["image_id": claim.imageID, "mower_id": claim.mowerID, "outcome": outcome,
+       "stored": completion == .stored, "latency_ms": Int(latency * 1000)])
+  }
+
+  /// Every two seconds, extends the leases of the requests in flight in one statement.
+  private func renewLeases(_ inFlight: InFlightLeases) async {
+    while !Task.isCancelled {
+      try? await Task.sleep(for: .milliseconds(Int(store.leaseSeconds * 400)))
+      do {
+        try await store.renew(await inFlight.tokens)
+      } catch {
+        logger.warning("renewing photo leases failed", ["error": error])
+      }
+    }
+  }
+}
+
+/// The lease tokens of this worker's requests in flight.
+actor InFlightLeases {
+  private var leases: Set<Int64> = []
+  var count: Int { leases.count }
+  var tokens: [Int64] { Array(leases) }
+  func add(_ token: Int64) { leases.insert(token) }
+  func remove(_ token: Int64) { leases.remove(token) }
+}

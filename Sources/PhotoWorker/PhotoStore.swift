@@ -1,0 +1,131 @@
+import Events
+import Foundation
+
+/// The PhotoWorker's reads and writes: claiming reservations with a lease, renewing the
+/// leases of requests in flight, and completing a reservation with its photo or failure
+/// marker, retention enforced in the same transaction (ADR 0007).
+struct PhotoStore: Sendable {
+  let pool: DatabasePool
+  let images: ImageStore
+  let photoTimeoutSeconds: Int
+  /// A lease lasts this long unless renewed; renewals come every `leaseSeconds / 2.5`.
+  let leaseSeconds: Double
+  private let eventLog = EventLog()
+
+  init(pool: DatabasePool, images: ImageStore, photoTimeoutSeconds: Int, leaseSeconds: Double = 5) {
+    self.pool = pool
+    self.images = images
+    self.photoTimeoutSeconds = photoTimeoutSeconds
+    self.leaseSeconds = leaseSeconds
+  }
+
+  /// Claims up to `limit` pending reservations nobody holds (never claimed, or whose
+  /// holder's lease ran out), oldest first, and records `photo.requested` for those that
+  /// can still be useful.
+  func claim(limit: Int) async throws -> [PhotoClaim] {
+    let lease = leaseSeconds
+    let timeout = photoTimeoutSeconds
+    let eventLog = eventLog
+    return try await pool.withTransaction { tx in
+      let rows = try tx.query(
+        """
+        WITH candidates AS (
+          SELECT image_id FROM photo_reservations
+          WHERE state = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at < now())
+          ORDER BY created_at
+          LIMIT \(limit)
+          FOR UPDATE SKIP LOCKED
+        )
+        UPDATE photo_reservations r
+        SET lease_token = nextval('lease_tokens'),
+            lease_expires_at = now() + make_interval(secs => \(lease)),
+            attempts = r.attempts + 1
+        FROM candidates c WHERE r.image_id = c.image_id
+        RETURNING r.image_id, r.event_id, r.mower_id, r.lease_token, r.attempts,
+          extract(epoch FROM r.created_at + make_interval(secs => \(timeout)) - now())::float8
+            AS remaining
+        """)
+      let claims = try rows.map { row in
+        PhotoClaim(
+          imageID: try row.uuid("image_id"), eventID: try row.uuid("event_id"),
+          mowerID: try row.string("mower_id"), leaseToken: Int64(try row.int("lease_token")),
+          attempt: try row.int("attempts"), remainingSeconds: try row.optionalDouble("remaining") ?? 0)
+      }
+      try eventLog.append(
+        claims.filter(\.isStillUseful).map { claim in
+          NewEvent(
+            .photoRequested, correlationID: claim.eventID,
+            data: [
+              "image_id": claim.imageID, "mower_id": claim.mowerID, "attempt": claim.attempt,
+              "timeout_s": min(Double(timeout), claim.remainingSeconds).rounded(.down),
+            ])
+        }, in: tx)
+      return claims
+    }
+  }
+
+  /// Extends the leases of requests still in flight.
+  func renew(_ tokens: [Int64]) async throws {
+    guard !tokens.isEmpty else { return }
+    try await pool.query(
+      """
+      UPDATE photo_reservations SET lease_expires_at = now() + make_interval(secs => \(leaseSeconds))
+      WHERE state = 'pending'
+        AND lease_token = ANY(\(PostgresArray(tokens.map { String($0) }))::bigint[])
+      """)
+  }
+
+  enum Completion: Sendable, Equatable {
+    case stored
+    /// Another worker holds the reservation now, or it already ended: nothing written.
+    case stale
+  }
+
+  /// Ends the reservation with `result`. The first definitive outcome wins: the holder of
+  /// the current lease, or anyone once that lease has run out without a new holder.
+  func complete(_ claim: PhotoClaim, result: PhotoResult, latencySeconds: Double) async throws
+    -> Completion
+  {
+    let images = images
+    let eventLog = eventLog
+    return try await pool.withTransaction { tx in
+      try images.lock(tx)
+      let state = if case .captured = result { "captured" } else { "failed" }
+      let ended = try tx.query(
+        """
+        UPDATE photo_reservations
+        SET state = \(state), finished_at = now(), lease_token = NULL, lease_expires_at = NULL
+        WHERE image_id = \(claim.imageID) AND state = 'pending'
+          AND (lease_token = \(claim.leaseToken) OR lease_expires_at < now())
+        RETURNING image_id
+        """)
+      guard !ended.isEmpty else { return .stale }
+      var events: [NewEvent] = []
+      switch result {
+      case .captured(let jpeg):
+        _ = try images.insert(
+          imageID: claim.imageID, eventID: claim.eventID, jpeg: jpeg, failureReason: nil, tx: tx)
+        events.append(
+          NewEvent(
+            .photoCaptured, correlationID: claim.eventID,
+            data: [
+              "image_id": claim.imageID, "bytes": jpeg.count,
+              "capture_ms": (latencySeconds * 1000).rounded(), "attempt": claim.attempt,
+            ]))
+      case .failed(let reason, let detail):
+        _ = try images.insert(
+          imageID: claim.imageID, eventID: claim.eventID, jpeg: nil, failureReason: reason.rawValue,
+          tx: tx)
+        events.append(
+          NewEvent(
+            .photoFailed, correlationID: claim.eventID,
+            data: [
+              "image_id": claim.imageID, "reason": reason.rawValue, "detail": detail,
+              "after_ms": (latencySeconds * 1000).rounded(), "attempt": claim.attempt,
+            ]))
+      }
+      try eventLog.append(events, in: tx)
+      return .stored
+    }
+  }
+}

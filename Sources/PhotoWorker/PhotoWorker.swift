@@ -1,0 +1,20 @@
+import Events
+import Foundation
+
+/// The wiring of the photo worker, out of `main.swift` so tests can build their own.
+enum PhotoWorker {
+  static func make(configuration: Configuration, logger: Logger) throws -> PhotoService {
+    let pool = DatabasePool(
+      url: configuration.databaseURL, applicationName: "PhotoWorker",
+      maxConnections: configuration.databasePoolSize)
+    let nats = try NATSClient.connect(url: configuration.natsURL, name: "PhotoWorker", logger: logger)
+    let store = PhotoStore(
+      pool: pool, images: ImageStore(limits: ImageLimits(configuration: configuration)),
+      photoTimeoutSeconds: configuration.photoTimeoutSeconds)
+    return PhotoService(
+      store: store, nats: nats, subjects: Subjects(prefix: configuration.natsSubjectPrefix),
+      logger: logger, metrics: Metrics(), maxInFlight: configuration.photoMaxInFlight,
+      photoTimeoutSeconds: configuration.photoTimeoutSeconds,
+      migrate: { try await Migrator(pool: pool, logger: logger).migrateWhenReachable() })
+  }
+}

@@ -1,0 +1,12 @@
+import Events
+import Foundation
+
+let configuration = Configuration.loadOrExit(component: "PhotoWorker")
+let logger = Logger(component: "PhotoWorker", minimumLevel: configuration.logLevel)
+do {
+  let service = try PhotoWorker.make(configuration: configuration, logger: logger)
+  exit(await ServiceRunner.run(service, logger: logger))
+} catch {
+  logger.error("cannot start", ["error": error])
+  exit(1)
+}
