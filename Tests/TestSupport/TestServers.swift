@@ -36,6 +36,12 @@ public enum TestServers {
       .deletingLastPathComponent().appendingPathComponent(".build/debug")
   }
 
+  /// A path inside the repository.
+  public static func repositoryPath(_ relative: String) -> String {
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent(relative).path
+  }
+
   /// The repository's own test fixtures.
   public static func fixture(_ name: String) -> String {
     URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -1,0 +1,225 @@
+import Events
+import Foundation
+import Testing
+import TestSupport
+
+/// PhotoWorker processes against the camera simulator over a real nats-server and a real
+/// PostgreSQL. Serialized: the tests cut PhotoWorker connections and count rows.
+@Suite(.serialized) struct PhotoProcessTests {
+  struct Stack {
+    let db: TestDatabase
+    let subjects: Subjects
+    let environment: [String: String]
+    let nats: NATSClient
+
+    init(photoTimeout: Int = 20) async throws {
+      db = try await TestDatabase.make()
+      let prefix = uniqueSubjectPrefix()
+      subjects = Subjects(prefix: prefix)
+      var environment = try WorkerProcess.environment(database: db, subjectPrefix: prefix)
+      environment["MOWDECK_NOTIFICATIONS_PHOTO_TIMEOUT_SECONDS"] = String(photoTimeout)
+      self.environment = environment
+      nats = try NATSClient.connect(url: try TestServers.natsURL(), name: "photo-tests", logger: TestServers.logger)
+    }
+
+    func photoWorker() throws -> WorkerProcess {
+      try WorkerProcess("PhotoWorker", environment: environment)
+    }
+
+    func simulator(_ arguments: [String]) async throws -> WorkerProcess {
+      let process = try WorkerProcess(
+        "GatewaySimulator",
+        arguments: ["--frames", TestServers.repositoryPath("deploy/frames")] + arguments,
+        environment: environment)
+      try await eventually(timeout: .seconds(10), "the simulator to listen") {
+        process.log.contains("camera simulator listening")
+      }
+      return process
+    }
+
+    /// Reserves photos as the fan-out does: an alarm row and a pending reservation each.
+    @discardableResult
+    func reserve(mower: String, count: Int = 1, createdSecondsAgo: Double = 0) async throws -> [UUID] {
+      var images: [UUID] = []
+      for _ in 0..<count {
+        let event = UUID()
+        let image = UUID()
+        try await db.pool.query(
+          """
+          WITH alarm AS (
+            INSERT INTO alarms (event_id, mower_id, kind, alarm_class, occurred_at, decided_on,
+                                decision, photo, recipients)
+            VALUES (\(event), \(mower), 'mower_lifted', 'theft', now(), now(), 'pushed', 'reserved', 1)
+          )
+          INSERT INTO photo_reservations (image_id, event_id, mower_id, reserved_on, created_at)
+          VALUES (\(image), \(event), \(mower), now(),
+                  now() - make_interval(secs => \(createdSecondsAgo)))
+          """)
+        images.append(image)
+      }
+      try nats.publish(subjects.wakePhotos)
+      return images
+    }
+
+    func pending() async throws -> Int {
+      try await db.count("SELECT count(*) AS n FROM photo_reservations WHERE state = 'pending'")
+    }
+
+    /// Each reservation's end: `captured` or the failure reason.
+    func outcomes() async throws -> [UUID: String] {
+      var outcomes: [UUID: String] = [:]
+      for row in try await db.pool.query(
+        """
+        SELECT r.image_id, r.state, i.failure_reason FROM photo_reservations r
+        LEFT JOIN notification_images i USING (image_id)
+        """)
+      {
+        let state = try row.string("state")
+        outcomes[try row.uuid("image_id")] =
+          state == "failed" ? (try row.optionalString("failure_reason") ?? "?") : state
+      }
+      return outcomes
+    }
+  }
+
+  @Test func eachFailureReasonEndsTheReservationWithThatReason() async throws {
+    let stack = try await Stack(photoTimeout: 2)
+    let behaviours = [
+      "m-ok": "photo", "m-exact": "photo:524288", "m-over": "photo:524289", "m-asleep": "asleep",
+      "m-nocam": "no_camera", "m-busy": "busy", "m-error": "error", "m-garbage": "garbage",
+      "m-big": "oversized", "m-trunc": "truncated", "m-silent": "silent",
+    ]
+    let simulator = try await stack.simulator(
+      ["--latency-ms", "20"] + behaviours.flatMap { ["--mower", "\($0.key)=\($0.value)"] })
+    defer { simulator.stop() }
+    let worker = try stack.photoWorker()
+    defer { worker.stop() }
+    let expected: [String: String] = [
+      "m-ok": "captured", "m-exact": "captured", "m-over": "too_large", "m-asleep": "asleep",
+      "m-nocam": "no_camera", "m-busy": "busy", "m-error": "gateway_error",
+      "m-garbage": "not_jpeg", "m-big": "too_large", "m-trunc": "not_jpeg", "m-silent": "timeout",
+      // A dotted id matches no `gateway.mower.*.photo` subscription: nobody answers.
+      "m.nobody": "no_responders", "m-old": "worker_lost",
+    ]
+    var images: [UUID: String] = [:]
+    for mower in expected.keys where mower != "m-old" {
+      images[try await stack.reserve(mower: mower)[0]] = mower
+    }
+    // Created 30 s ago and never claimed: its window has passed before any worker ran.
+    images[try await stack.reserve(mower: "m-old", createdSecondsAgo: 30)[0]] = "m-old"
+    try await eventually(timeout: .seconds(15), "every reservation to end") {
+      try await stack.pending() == 0
+    }
+    let outcomes = try await stack.outcomes()
+    for (image, mower) in images {
+      #expect(outcomes[image] == expected[mower], "\(mower)")
+    }
+    #expect(
+      try await stack.db.count("SELECT coalesce(max(byte_size), 0) AS n FROM notification_images")
+        == 524_288)
+    let failed = try await stack.db.count(
+      "SELECT count(*) AS n FROM events WHERE type = 'photo.failed'")
+    #expect(failed == expected.values.filter { $0 != "captured" }.count)
+  }
+
+  @Test func aHundredPhotosInFlightWithTwoSecondLatencyFinishTogether() async throws {
+    let stack = try await Stack()
+    let simulator = try await stack.simulator(["--latency-ms", "2000"])
+    defer { simulator.stop() }
+    let worker = try stack.photoWorker()
+    defer { worker.stop() }
+    try await eventually(timeout: .seconds(10), "the worker to run") {
+      worker.log.contains("photo worker running")
+    }
+    let start = ContinuousClock.now
+    for index in 0..<100 { try await stack.reserve(mower: "m-\(index)") }
+    try await eventually(timeout: .seconds(30), "100 photos") { try await stack.pending() == 0 }
+    let elapsed = ContinuousClock.now - start
+    // Sequential requests would take 200 s; in flight together they take the latency plus
+    // overhead (a loaded CI machine gets some slack; docs/benchmarks.md has the figures).
+    #expect(elapsed < .seconds(6), "\(elapsed)")
+    #expect(Set(try await stack.outcomes().values) == ["captured"])
+  }
+
+  @Test func aWorkerKilledWithRequestsInFlightLeavesNothingPending() async throws {
+    let stack = try await Stack()
+    let simulator = try await stack.simulator(["--latency-ms", "3000"])
+    defer { simulator.stop() }
+    let first = try stack.photoWorker()
+    try await eventually(timeout: .seconds(10), "the worker to run") {
+      first.log.contains("photo worker running")
+    }
+    for index in 0..<40 { try await stack.reserve(mower: "m-\(index)") }
+    try await eventually(timeout: .seconds(10), "requests in flight") {
+      try await stack.db.count("SELECT count(*) AS n FROM events WHERE type = 'photo.requested'") == 40
+    }
+    first.kill()
+    let second = try stack.photoWorker()
+    defer { second.stop() }
+    try await eventually(timeout: .seconds(40), "every reservation to end") {
+      try await stack.pending() == 0
+    }
+    // Within the photo timeout plus a small margin of its creation: lease (5 s), sweep (1 s).
+    let late = try await stack.db.count(
+      """
+      SELECT count(*) AS n FROM photo_reservations
+      WHERE finished_at > created_at + interval '28 seconds'
+      """)
+    #expect(late == 0)
+    // The second worker took them over while still useful, so the photos were captured.
+    #expect(Set(try await stack.outcomes().values) == ["captured"])
+    #expect(
+      try await stack.db.count(
+        "SELECT count(*) AS n FROM events WHERE type = 'photo.requested' AND data->>'attempt' = '2'")
+        == 40)
+  }
+
+  @Test func aFloodFromTwoReplicasNeverHoldsMoreThan200Rows() async throws {
+    let stack = try await Stack()
+    let simulator = try await stack.simulator(["--latency-ms", "0-20"])
+    defer { simulator.stop() }
+    let workers = [try stack.photoWorker(), try stack.photoWorker()]
+    defer { workers.forEach { $0.stop() } }
+    let feeder = Task {
+      for batch in 0..<20 { try await stack.reserve(mower: "m-\(batch)", count: 50) }
+    }
+    var samples = 0
+    var most = 0
+    repeat {
+      most = max(most, try await stack.db.count("SELECT count(*) AS n FROM notification_images"))
+      samples += 1
+      try await Task.sleep(for: .milliseconds(20))
+    } while try await stack.db.count("SELECT count(*) AS n FROM photo_reservations WHERE state <> 'pending'") < 1000
+    try await feeder.value
+    #expect(samples > 10)
+    #expect(most <= 200)
+    #expect(try await stack.db.count("SELECT count(*) AS n FROM notification_images") == 200)
+    #expect(
+      try await stack.db.count("SELECT count(*) AS n FROM events WHERE type = 'image.pruned'") == 800)
+  }
+
+  @Test func capturesInFlightWhenTheDatabaseConnectionsDropAreStillStored() async throws {
+    let stack = try await Stack()
+    let simulator = try await stack.simulator(["--latency-ms", "1500"])
+    defer { simulator.stop() }
+    let worker = try stack.photoWorker()
+    defer { worker.stop() }
+    try await eventually(timeout: .seconds(10), "the worker to run") {
+      worker.log.contains("photo worker running")
+    }
+    for index in 0..<30 { try await stack.reserve(mower: "m-\(index)") }
+    try await eventually(timeout: .seconds(10), "requests in flight") {
+      try await stack.db.count("SELECT count(*) AS n FROM events WHERE type = 'photo.requested'") == 30
+    }
+    let admin = DatabasePool(url: try TestServers.databaseURL(), applicationName: "test-killer")
+    let cut = try await admin.query(
+      "SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity WHERE application_name = 'PhotoWorker'"
+    )
+    #expect(try cut[0].int("n") > 0)
+    try await eventually(timeout: .seconds(30), "every reservation to end") {
+      try await stack.pending() == 0
+    }
+    #expect(Set(try await stack.outcomes().values) == ["captured"])
+    #expect(worker.isRunning)
+  }
+}
