@@ -65,10 +65,11 @@ struct PhotoService: Service {
     let latency = (ContinuousClock.now - started).seconds
     metrics.observe("mowdeck_photo_capture_seconds", latency)
     var backoff = Backoff(initial: 0.1, maximum: 2)
+    let replied = ContinuousClock.now
     while true {
       do {
         let completion = try await store.complete(claim, result: result, latencySeconds: latency)
-        record(claim, result, completion, latency)
+        record(claim, result, completion, latency, store: (ContinuousClock.now - replied).seconds)
         return
       } catch {
         logger.warning(
@@ -97,21 +98,25 @@ struct PhotoService: Service {
     }
   }
 
+  /// - Parameter store: seconds from the camera's answer to the committed row.
   private func record(
-    _ claim: PhotoClaim, _ result: PhotoResult, _ completion: PhotoStore.Completion, _ latency: Double
+    _ claim: PhotoClaim, _ result: PhotoResult, _ completion: PhotoStore.Completion,
+    _ latency: Double, store: Double
   ) {
     let outcome: String
     switch result {
     case .captured: outcome = "captured"
     case .failed(let reason, _): outcome = reason.rawValue
     }
+    metrics.observe("mowdeck_photo_store_seconds", store)
     metrics.increment(
       "mowdeck_photo_outcomes_total",
       labels: ["outcome": completion == .stale ? "stale" : outcome])
     logger.debug(
       "photo outcome",
       ["image_id": claim.imageID, "mower_id": claim.mowerID, "outcome": outcome,
-       "stored": completion == .stored, "latency_ms": Int(latency * 1000)])
+       "stored": completion == .stored, "latency_ms": Int(latency * 1000),
+       "store_us": Int(store * 1_000_000)])
   }
 
   /// Every two seconds, extends the leases of the requests in flight in one statement.

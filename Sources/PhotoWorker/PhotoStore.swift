@@ -89,7 +89,6 @@ struct PhotoStore: Sendable {
     let images = images
     let eventLog = eventLog
     return try await pool.withTransaction { tx in
-      try images.lock(tx)
       let state = if case .captured = result { "captured" } else { "failed" }
       let ended = try tx.query(
         """
@@ -103,8 +102,6 @@ struct PhotoStore: Sendable {
       var events: [NewEvent] = []
       switch result {
       case .captured(let jpeg):
-        _ = try images.insert(
-          imageID: claim.imageID, eventID: claim.eventID, jpeg: jpeg, failureReason: nil, tx: tx)
         events.append(
           NewEvent(
             .photoCaptured, correlationID: claim.eventID,
@@ -113,9 +110,6 @@ struct PhotoStore: Sendable {
               "capture_ms": (latencySeconds * 1000).rounded(), "attempt": claim.attempt,
             ]))
       case .failed(let reason, let detail):
-        _ = try images.insert(
-          imageID: claim.imageID, eventID: claim.eventID, jpeg: nil, failureReason: reason.rawValue,
-          tx: tx)
         events.append(
           NewEvent(
             .photoFailed, correlationID: claim.eventID,
@@ -125,6 +119,16 @@ struct PhotoStore: Sendable {
             ]))
       }
       try eventLog.append(events, in: tx)
+      // Last: the row and retention, whose lock is then held only until the commit.
+      switch result {
+      case .captured(let jpeg):
+        _ = try images.insert(
+          imageID: claim.imageID, eventID: claim.eventID, jpeg: jpeg, failureReason: nil, tx: tx)
+      case .failed(let reason, _):
+        _ = try images.insert(
+          imageID: claim.imageID, eventID: claim.eventID, jpeg: nil, failureReason: reason.rawValue,
+          tx: tx)
+      }
       return .stored
     }
   }

@@ -3,14 +3,20 @@ import Foundation
 
 /// The floors every figure is compared with, measured in the same run on the same servers.
 enum Floors {
-  /// A bare `INSERT` and `COMMIT` of one small row, one transaction at a time.
-  static func postgresInsertCommit(pool: DatabasePool, count: Int = 500) async throws -> Samples {
-    try await pool.query("CREATE TABLE IF NOT EXISTS bench_floor (id bigserial, note text)")
+  /// A bare `INSERT` and `COMMIT` of one row (a short text, or `payload` as bytea), one
+  /// transaction at a time.
+  static func postgresInsertCommit(pool: DatabasePool, payload: [UInt8]? = nil, count: Int = 500)
+    async throws -> Samples
+  {
+    try await pool.query("CREATE TABLE IF NOT EXISTS bench_floor (id bigserial, note text, bytes bytea)")
+    // Stored like notification_images.jpeg: out of line, uncompressed.
+    try await pool.query("ALTER TABLE bench_floor ALTER COLUMN bytes SET STORAGE EXTERNAL")
     var samples = Samples()
     for index in 0..<count {
       let start = ContinuousClock.now
       _ = try await pool.withTransaction { tx in
-        try tx.query("INSERT INTO bench_floor (note) VALUES (\(String(index)))")
+        try tx.query(
+          "INSERT INTO bench_floor (note, bytes) VALUES (\(String(index)), \(payload.map(Bytes.init)))")
       }
       samples.add(ContinuousClock.now - start)
     }

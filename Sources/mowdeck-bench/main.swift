@@ -6,7 +6,7 @@ import TestSupport
 /// mode and starts throwaway servers (the same harness as the tests).
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let which = arguments.first else {
-  FileHandle.standardError.write(Data("usage: mowdeck-bench fanout [--rate N] [--seconds N] [--alarms N]\n".utf8))
+  FileHandle.standardError.write(Data("usage: mowdeck-bench fanout [--rate N] [--seconds N] [--alarms N]\n       mowdeck-bench photo [--photos N] [--in-flight N]\n".utf8))
   exit(2)
 }
 
@@ -26,6 +26,11 @@ do {
       db: db, nats: nats, rate: option("rate", 200), seconds: option("seconds", 10),
       throughputAlarms: option("alarms", 5000), replicaCounts: [1, 2])
     print("fanout: publish -> committed decision, 3 recipients per alarm, 1,000 mowers")
+    print(try await benchmark.run())
+  case "photo":
+    let benchmark = PhotoBenchmark(
+      db: db, nats: nats, photos: option("photos", 300), inFlight: option("in-flight", 500))
+    print("photo: camera reply -> committed row (PhotoWorker, retention on every write)")
     print(try await benchmark.run())
   default:
     FileHandle.standardError.write(Data("unknown benchmark \(which)\n".utf8))

@@ -1,8 +1,10 @@
 import Foundation
 
-/// The one writer of `notification_images`. Every write takes the table's transaction-scoped
-/// advisory lock and enforces retention before it commits, so the table never holds more
-/// than the limits allow at any moment, however many replicas write at once (ADR 0007).
+/// The one writer of `notification_images`. Every write enforces retention under the
+/// table's transaction-scoped advisory lock, held until commit, so the table never holds
+/// more than the limits allow at any moment, however many replicas write at once: each
+/// committer trims with every earlier commit in view (ADR 0007). The lock is taken after
+/// the row is written, so the large inserts of several writers overlap.
 public struct ImageStore: Sendable {
   public let limits: ImageLimits
   private let eventLog = EventLog()
@@ -16,13 +18,14 @@ public struct ImageStore: Sendable {
     public var bytesFreed = 0
   }
 
-  /// Serialises writers of the table for the rest of the transaction.
-  public func lock(_ tx: Transaction) throws(DatabaseError) {
+  /// Serialises retention for the rest of the transaction.
+  private func lock(_ tx: Transaction) throws(DatabaseError) {
     try tx.query("SELECT pg_advisory_xact_lock(hashtext('mowdeck.notification_images'))")
   }
 
   /// Stores a captured JPEG or a failure marker for `imageID`, then enforces retention.
-  /// Call inside the transaction that completes the reservation, after `lock`.
+  /// Call last in the transaction that completes the reservation: the lock is held until
+  /// its commit.
   public func insert(
     imageID: UUID, eventID: UUID, jpeg: [UInt8]?, failureReason: String?, tx: Transaction
   ) throws(DatabaseError) -> Removal {
@@ -40,8 +43,9 @@ public struct ImageStore: Sendable {
   }
 
   /// Removes expired rows and rows beyond the newest `keep`, with an event for each
-  /// (`image.expired`, `image.pruned`, correlated to the row's alarm).
+  /// (`image.expired`, `image.pruned`, correlated to the row's alarm). Takes the lock.
   public func enforceRetention(_ tx: Transaction) throws(DatabaseError) -> Removal {
+    try lock(tx)
     let rows = try tx.query(
       """
       WITH expired AS (

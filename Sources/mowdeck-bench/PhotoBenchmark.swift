@@ -1,0 +1,95 @@
+import Events
+import Foundation
+import TestSupport
+
+/// Issue 3's benchmark: the PhotoWorker's overhead from the camera's answer to the committed
+/// row for a 20 KB and a 480 KB frame, many photos in flight at once, and peak RSS.
+struct PhotoBenchmark {
+  let db: TestDatabase
+  let nats: NATSClient
+  let photos: Int
+  let inFlight: Int
+
+  func run() async throws -> String {
+    var table = Table("run", "photos", "median", "p99", "max", "wall", "worker peak RSS")
+    for (name, bytes) in [("small.jpg", "20 KB"), ("near-limit.jpg", "480 KB")] {
+      let frame = Array(try Data(contentsOf: URL(fileURLWithPath: TestServers.fixture("photos/" + name))))
+      let floor = try await Floors.postgresInsertCommit(pool: db.pool, payload: frame, count: 200)
+      table.add("floor: insert+commit of \(bytes) bytea", "\(floor.count)", ms(floor.median), ms(floor.p99), ms(floor.maximum), "", "")
+      for perTick in [1, 5] {
+        let run = try await measure(frameFile: name, photos: photos, latency: "0", perTick: perTick)
+        table.add(
+          "reply -> committed row, \(bytes), \(perTick * 20)/s", "\(run.samples.count)",
+          ms(run.samples.median), ms(run.samples.p99), ms(run.samples.maximum),
+          String(format: "%.1f s", run.wall), run.rss)
+      }
+    }
+    let burst = try await measure(
+      frameFile: "small.jpg", photos: inFlight, latency: "2000", perTick: nil)
+    table.add("\(inFlight) in flight, 2 s camera, 20 KB", "\(burst.samples.count)", ms(burst.samples.median), ms(burst.samples.p99), ms(burst.samples.maximum), String(format: "%.1f s", burst.wall), burst.rss)
+    return table.render()
+  }
+
+  /// Starts a simulator serving one frame and a PhotoWorker, reserves `photos` photos
+  /// (`perTick` every 50 ms — 20 a second for 1, 100 for 5 — or all at once), and reads each
+  /// capture's store time from the worker's debug log.
+  private func measure(frameFile: String, photos: Int, latency: String, perTick: Int?) async throws
+    -> (samples: Samples, wall: Double, rss: String)
+  {
+    let prefix = uniqueSubjectPrefix()
+    let subjects = Subjects(prefix: prefix)
+    let frames = FileManager.default.temporaryDirectory.appendingPathComponent("frames-\(prefix)")
+    try FileManager.default.createDirectory(at: frames, withIntermediateDirectories: true)
+    try FileManager.default.copyItem(
+      atPath: TestServers.fixture("photos/" + frameFile), toPath: frames.appendingPathComponent(frameFile).path)
+    var environment = try WorkerProcess.environment(database: db, subjectPrefix: prefix)
+    environment["MOWDECK_LOG_LEVEL"] = "debug"
+    let simulator = try WorkerProcess(
+      "GatewaySimulator", arguments: ["--frames", frames.path, "--latency-ms", latency], environment: environment)
+    let worker = try WorkerProcess("PhotoWorker", environment: environment)
+    defer {
+      worker.stop()
+      simulator.stop()
+    }
+    try await eventually(timeout: .seconds(20), "workers to start") {
+      worker.log.contains("photo worker running") && simulator.log.contains("listening")
+    }
+    let before = try await db.count("SELECT count(*) AS n FROM photo_reservations WHERE state <> 'pending'")
+    let start = ContinuousClock.now
+    let batch = perTick ?? photos
+    var reserved = 0
+    while reserved < photos {
+      let count = min(batch, photos - reserved)
+      try await db.pool.query(
+        """
+        WITH ids AS (
+          SELECT gen_random_uuid() AS event_id, gen_random_uuid() AS image_id,
+                 'bench-' || g AS mower_id FROM generate_series(1, \(count)) g
+        ), alarm AS (
+          INSERT INTO alarms (event_id, mower_id, kind, alarm_class, occurred_at, decided_on,
+                              decision, photo, recipients)
+          SELECT event_id, mower_id, 'mower_lifted', 'theft', now(), now(), 'pushed', 'reserved', 1
+          FROM ids
+        )
+        INSERT INTO photo_reservations (image_id, event_id, mower_id, reserved_on)
+        SELECT image_id, event_id, mower_id, now() FROM ids
+        """)
+      try nats.publish(subjects.wakePhotos)
+      reserved += count
+      if perTick != nil { try await Task.sleep(for: .milliseconds(50)) }
+    }
+    try await eventually(timeout: .seconds(120), "all photos") {
+      try await db.count("SELECT count(*) AS n FROM photo_reservations WHERE state <> 'pending'")
+        - before >= photos
+    }
+    let wall = (ContinuousClock.now - start).seconds
+    let rss = peakRSSMiB(pid: worker.pid).map { String(format: "%.1f MiB", $0) } ?? "?"
+    var samples = Samples()
+    for line in worker.log.split(separator: "\n") where line.contains("\"photo outcome\"") {
+      if let object = JSON.object(from: Array(line.utf8)), let micros = object["store_us"] as? Int {
+        samples.add(Double(micros) / 1_000_000)
+      }
+    }
+    return (samples, wall, rss)
+  }
+}
