@@ -3,7 +3,7 @@
 # the C libraries the Swift targets link, PostgreSQL 15 and nats-server. Idempotent.
 set -euo pipefail
 
-packages=(pkg-config libpq-dev libnats-dev libssl-dev libmicrohttpd-dev libcurl4-openssl-dev
+packages=(pkg-config libpq-dev libnats-dev libssl-dev libmicrohttpd-dev libcurl4-openssl-dev libnghttp2-dev
   postgresql nats-server python3)
 missing=()
 for package in "${packages[@]}"; do

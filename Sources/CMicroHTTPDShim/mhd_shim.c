@@ -1,0 +1,2 @@
+#include "mhd_shim.h"
+int mowdeck_mhd_shim_version(void) { return 1; }
