@@ -6,6 +6,11 @@ public struct Row: Sendable {
   public let columns: [String]
   public let values: [String?]
 
+  public init(columns: [String], values: [String?]) {
+    self.columns = columns
+    self.values = values
+  }
+
   public func index(of column: String) throws(DatabaseError) -> Int {
     guard let index = columns.firstIndex(of: column) else {
       throw .decodingFailed(column: column, expected: "present in the result")

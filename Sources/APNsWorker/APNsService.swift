@@ -1,0 +1,155 @@
+import Events
+import Foundation
+
+/// The APNs stage: claims queued deliveries, pushes each over HTTP/2, and records the
+/// outcome; retries with backoff, deactivates dead tokens, never waits for the camera.
+struct APNsService: Service {
+  let store: DeliveryStore
+  let client: HTTP2Client
+  let token: ProviderToken
+  let nats: NATSClient
+  let subjects: Subjects
+  let configuration: Configuration
+  let signer: ImageURLSigner?
+  let clock: any WallClock
+  let logger: Logger
+  let metrics: Metrics
+  let maxInFlight: Int
+
+  func run() async throws {
+    try await Migrator(pool: store.pool, logger: logger).migrateWhenReachable()
+    let doorbell = Doorbell()
+    let listener = try doorbell.listen(to: subjects.wakeDeliveries, on: nats)
+    defer { listener.cancel() }
+    let inFlight = Counter()
+    logger.info(
+      "APNs worker running",
+      ["production": configuration.apnsURL, "sandbox": configuration.apnsSandboxURL,
+       "images": signer != nil && configuration.imageBaseURL != nil])
+    await withDiscardingTaskGroup { group in
+      var backoff = Backoff()
+      while !Task.isCancelled {
+        let room = maxInFlight - (await inFlight.value)
+        var claimed: [ClaimedDelivery] = []
+        if room > 0 {
+          do {
+            claimed = try await store.claim(limit: min(room, 500))
+            backoff.reset()
+          } catch {
+            logger.warning("claiming deliveries failed, retrying", ["error": error])
+            guard await backoff.wait() else { break }
+            continue
+          }
+        }
+        for delivery in claimed {
+          await inFlight.add(1)
+          group.addTask {
+            await deliver(delivery)
+            await inFlight.add(-1)
+          }
+        }
+        if !claimed.isEmpty, claimed.count == min(room, 500) { continue }
+        await doorbell.wait(timeout: .seconds(1))
+      }
+    }
+    client.shutdown()
+  }
+
+  private func deliver(_ delivery: ClaimedDelivery) async {
+    let outcome = await attempt(delivery)
+    var backoff = Backoff(initial: 0.1, maximum: 2)
+    while true {
+      do {
+        let written = try await store.finish(delivery, outcome)
+        if !written { metrics.increment("mowdeck_apns_stale_total") }
+        return
+      } catch {
+        logger.warning("recording a delivery failed, retrying", ["error": error, "delivery_id": delivery.deliveryID])
+        // Stopping: the lease lapses and the delivery is sent again (same collapse id).
+        guard await backoff.wait() else { return }
+      }
+    }
+  }
+
+  /// One push, with at most one immediate retry after renewing a rejected provider token.
+  private func attempt(_ delivery: ClaimedDelivery) async -> DeliveryStore.Outcome {
+    guard delivery.deviceActive else {
+      return .failed(status: nil, reason: "device_inactive", deactivateDevice: false, apnsTimestamp: nil)
+    }
+    guard DeliveryPolicy.isWellFormed(token: delivery.token) else {
+      return .failed(status: nil, reason: "bad_token_format", deactivateDevice: false, apnsTimestamp: nil)
+    }
+    var renewed = false
+    while true {
+      let started = ContinuousClock.now
+      let now = clock.now()
+      let payload = PushPayload(
+        delivery: delivery, signer: signer, origin: configuration.imageBaseURL,
+        ttlSeconds: configuration.imageURLTTLSeconds, now: now)
+      let jwt: String
+      do {
+        jwt = try token.jwt()
+      } catch {
+        logger.error("cannot sign the APNs provider token", ["error": error])
+        return retryOrExpire(delivery, status: nil, reason: "provider_token_unavailable", now: now)
+      }
+      let result = await client.send(request(delivery, payload: payload, jwt: jwt, now: now))
+      let latency = ContinuousClock.now - started
+      metrics.observe("mowdeck_apns_request_seconds", latency.seconds)
+      let action = DeliveryPolicy.classify(result, deviceRegisteredAt: delivery.deviceRegisteredAt)
+      metrics.increment("mowdeck_apns_responses_total", labels: ["action": action.label])
+      switch action {
+      case .sent(let apnsID):
+        return .sent(
+          apnsID: apnsID, status: 200, latencyMs: Int(latency.seconds * 1000),
+          hasImage: payload.imageURL != nil)
+      case .renewTokenAndRetry(let reason):
+        logger.error(
+          "APNs rejected the provider token; signing a new one",
+          ["reason": reason, "key_id": token.keyID, "team_id": token.teamID, "retried": renewed])
+        token.invalidate()
+        if renewed { return retryOrExpire(delivery, status: 403, reason: reason, now: now) }
+        renewed = true
+      case .retry(let status, let reason):
+        return retryOrExpire(delivery, status: status, reason: reason, now: now)
+      case .failed(let status, let reason, let deactivate, let timestamp):
+        return .failed(status: status, reason: reason, deactivateDevice: deactivate, apnsTimestamp: timestamp)
+      }
+    }
+  }
+
+  private func retryOrExpire(_ delivery: ClaimedDelivery, status: Int?, reason: String, now: Date)
+    -> DeliveryStore.Outcome
+  {
+    let delay = DeliveryPolicy.retryDelay(attempt: delivery.attempt)
+    if now.addingTimeInterval(delay).timeIntervalSince(delivery.createdAt) > DeliveryPolicy.maximumAgeSeconds {
+      return .failed(status: status, reason: "too_old_to_matter (\(reason))", deactivateDevice: false, apnsTimestamp: nil)
+    }
+    return .retry(status: status, reason: reason, afterSeconds: delay)
+  }
+
+  private func request(_ delivery: ClaimedDelivery, payload: PushPayload, jwt: String, now: Date) -> HTTPRequest {
+    let base = delivery.environment == "sandbox" ? configuration.apnsSandboxURL : configuration.apnsURL
+    let expiration = Int64(delivery.createdAt.timeIntervalSince1970) + Int64(DeliveryPolicy.maximumAgeSeconds)
+    return HTTPRequest(
+      url: "\(base)/3/device/\(delivery.token)",
+      headers: [
+        ("authorization", "bearer \(jwt)"),
+        ("apns-topic", configuration.apnsTopic),
+        ("apns-push-type", "alert"),
+        ("apns-priority", "10"),
+        ("apns-expiration", String(expiration)),
+        ("apns-id", delivery.deliveryID.uuidString.lowercased()),
+        // The notification id: a repeated delivery replaces, never doubles, on the phone.
+        ("apns-collapse-id", delivery.notificationID.uuidString.lowercased()),
+        ("content-type", "application/json"),
+      ],
+      body: Array(payload.json.utf8), timeoutSeconds: 10)
+  }
+}
+
+/// How many pushes are in flight.
+actor Counter {
+  private(set) var value = 0
+  func add(_ delta: Int) { value += delta }
+}

@@ -1,0 +1,21 @@
+import Events
+import Foundation
+
+/// The wiring of the APNs worker, out of `main.swift` so tests can build their own.
+enum APNsWorker {
+  static func make(configuration: Configuration, logger: Logger, clock: any WallClock) throws -> APNsService {
+    let settings = try APNsSettings(configuration: configuration)
+    let token = try ProviderToken(
+      keyPath: settings.keyPath, keyID: settings.keyID, teamID: settings.teamID, clock: clock)
+    let signer = try SigningKeys.signer(configuration: configuration)
+    let pool = DatabasePool(
+      url: configuration.databaseURL, applicationName: "APNsWorker",
+      maxConnections: configuration.databasePoolSize)
+    let nats = try NATSClient.connect(url: configuration.natsURL, name: "APNsWorker", logger: logger)
+    return APNsService(
+      store: DeliveryStore(pool: pool), client: HTTP2Client(caFile: configuration.apnsCAFile),
+      token: token, nats: nats, subjects: Subjects(prefix: configuration.natsSubjectPrefix),
+      configuration: configuration, signer: signer, clock: clock, logger: logger,
+      metrics: Metrics(), maxInFlight: 1000)
+  }
+}

@@ -1,0 +1,42 @@
+import Events
+import Foundation
+
+/// A delivery this worker holds, with everything its push needs.
+struct ClaimedDelivery: Sendable {
+  let deliveryID: UUID
+  let notificationID: UUID
+  let eventID: UUID
+  let leaseToken: Int64
+  let attempt: Int
+  let createdAt: Date
+  let deviceID: UUID
+  let token: String
+  let environment: String
+  let deviceActive: Bool
+  let deviceRegisteredAt: Date
+  let imageID: UUID?
+  let kind: String
+  let mowerName: String?
+  let reason: String?
+
+  init(row: Row) throws {
+    deliveryID = try row.uuid("delivery_id")
+    notificationID = try row.uuid("notification_id")
+    eventID = try row.uuid("event_id")
+    leaseToken = Int64(try row.int("lease_token"))
+    attempt = try row.int("attempts")
+    createdAt = try row.date("created_at")
+    deviceID = try row.uuid("device_id")
+    token = try row.string("token")
+    environment = try row.string("environment")
+    deviceActive = try row.bool("active")
+    deviceRegisteredAt = try row.date("registered_at")
+    imageID = try row.optionalUUID("image_id")
+    kind = try row.string("kind")
+    mowerName = try row.optionalString("mower_name")
+    reason = try row.optionalString("reason")
+  }
+
+  /// The first characters of the token: enough to tell devices apart in events and logs.
+  var tokenPrefix: String { String(token.prefix(8)) }
+}
