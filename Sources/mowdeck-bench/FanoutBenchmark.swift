@@ -38,7 +38,7 @@ struct FanoutBenchmark {
     try await seedFleet()
     let pgFloor = try await Floors.postgresInsertCommit(pool: db.pool)
     let natsFloor = try await Floors.natsRoundTrip(nats: nats, subject: uniqueSubjectPrefix() + ".floor")
-    var table = Table(
+    var table = TextTable(
       "run", "load", "alarms", "median", "p99", "max", "alarms/s", "worker peak RSS",
       "worker CPU ms/alarm")
     table.add("floor: PostgreSQL insert+commit", "sequential", "\(pgFloor.count)", ms(pgFloor.median), ms(pgFloor.p99), ms(pgFloor.maximum), "", "")

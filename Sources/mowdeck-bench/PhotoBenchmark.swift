@@ -11,7 +11,7 @@ struct PhotoBenchmark {
   let inFlight: Int
 
   func run() async throws -> String {
-    var table = Table("run", "photos", "median", "p99", "max", "wall", "worker peak RSS")
+    var table = TextTable("run", "photos", "median", "p99", "max", "wall", "worker peak RSS")
     for (name, bytes) in [("small.jpg", "20 KB"), ("near-limit.jpg", "480 KB")] {
       let frame = Array(try Data(contentsOf: URL(fileURLWithPath: TestServers.fixture("photos/" + name))))
       let floor = try await Floors.postgresInsertCommit(pool: db.pool, payload: frame, count: 200)

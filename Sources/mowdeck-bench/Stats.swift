@@ -36,28 +36,6 @@ func peakRSSMiB(pid: Int32) -> Double? {
   return nil
 }
 
-/// A small fixed-width table on standard output.
-struct Table {
-  let columns: [String]
-  private(set) var rows: [[String]] = []
-
-  init(_ columns: String...) { self.columns = columns }
-
-  mutating func add(_ cells: String...) { rows.append(cells) }
-
-  func render() -> String {
-    let widths = columns.indices.map { index in
-      ([columns[index]] + rows.map { index < $0.count ? $0[index] : "" }).map(\.count).max() ?? 0
-    }
-    func line(_ cells: [String]) -> String {
-      cells.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
-        .joined(separator: "  ")
-    }
-    return ([line(columns), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")]
-      + rows.map(line)).joined(separator: "\n")
-  }
-}
-
 /// CPU time (user + system) a process has used so far, in seconds, from /proc.
 func cpuSeconds(pid: Int32) -> Double? {
   guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),

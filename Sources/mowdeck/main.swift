@@ -4,7 +4,7 @@ import Foundation
 let commands: [any Command.Type] = [
   MigrateCommand.self, FleetImportCommand.self, UserAddCommand.self, MowerGrantCommand.self,
   DeviceAddCommand.self, SessionCreateCommand.self, PublishCommand.self, ReplayCommand.self,
-  CheckDecisionsCommand.self, TraceCommand.self,
+  CheckDecisionsCommand.self, TraceCommand.self, StorageCommand.self,
 ]
 
 @MainActor func overview() -> String {

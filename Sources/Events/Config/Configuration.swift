@@ -37,6 +37,10 @@ public struct Configuration: Sendable {
   public var fanoutAckWaitSeconds: Int
   /// Camera requests one PhotoWorker keeps in flight at once.
   public var photoMaxInFlight: Int
+  /// Events older than this many days are removed by the PruneWorker.
+  public var eventsRetentionDays: Int
+  /// Events removed per transaction: short transactions never stall the writers.
+  public var pruneBatchSize: Int
 
   public static let defaultDatabaseURL = "postgresql://mowdeck:mowdeck@127.0.0.1:5432/mowdeck"
 
@@ -84,7 +88,9 @@ public struct Configuration: Sendable {
       databasePoolSize: try reader.positive("MOWDECK_DATABASE_POOL_SIZE", 4),
       natsSubjectPrefix: try reader.string("MOWDECK_NATS_SUBJECT_PREFIX") ?? "",
       fanoutAckWaitSeconds: try reader.positive("MOWDECK_FANOUT_ACK_WAIT_SECONDS", 10),
-      photoMaxInFlight: try reader.positive("MOWDECK_PHOTO_MAX_IN_FLIGHT", 1000)
+      photoMaxInFlight: try reader.positive("MOWDECK_PHOTO_MAX_IN_FLIGHT", 1000),
+      eventsRetentionDays: try reader.positive("MOWDECK_EVENTS_RETENTION_DAYS", 30),
+      pruneBatchSize: try reader.positive("MOWDECK_PRUNE_BATCH_SIZE", 5000)
     )
   }
 

@@ -63,6 +63,29 @@ public struct EventLog: Sendable {
   }
 }
 
+extension EventLog {
+  /// Records where a named reader stands, so that retention never removes events it has
+  /// not read yet.
+  public func save(_ cursor: EventCursor, reader: String, pool: DatabasePool) async throws {
+    try await pool.query(
+      """
+      INSERT INTO event_cursors (reader, tx_id, position) VALUES (\(reader), \(cursor.transactionID)::xid8, \(cursor.position))
+      ON CONFLICT (reader) DO UPDATE SET tx_id = EXCLUDED.tx_id, position = EXCLUDED.position,
+        updated_at = now()
+      """)
+  }
+
+  /// Where a named reader stood, or `.start`.
+  public func cursor(of reader: String, pool: DatabasePool) async throws -> EventCursor {
+    guard
+      let row = try await pool.query(
+        "SELECT tx_id::text AS tx_id, position FROM event_cursors WHERE reader = \(reader)"
+      ).first
+    else { return .start }
+    return EventCursor(transactionID: try row.string("tx_id"), position: Int64(try row.int("position")))
+  }
+}
+
 /// Where a tailing reader stands: the last (transaction id, position) it has seen.
 public struct EventCursor: Sendable, Equatable {
   public let transactionID: String

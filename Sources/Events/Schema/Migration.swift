@@ -18,5 +18,6 @@ public struct Migration: Sendable {
     .v002Directory,
     .v003Alarms,
     .v004Notifications,
+    .v005Maintenance,
   ]
 }

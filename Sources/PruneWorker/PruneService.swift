@@ -1,0 +1,85 @@
+import Events
+import Foundation
+
+/// Retention for the whole installation: photos and failure markers past their time or
+/// beyond the newest 200, and events older than the configured age. Runs at start and
+/// every prune interval; one replica at a time holds the prune lease.
+struct PruneService: Service {
+  let pool: DatabasePool
+  let images: ImageStore
+  let events: EventRetention
+  let lease: WorkerLease
+  let intervalSeconds: Int
+  let logger: Logger
+  let metrics: Metrics
+
+  func run() async throws {
+    try await Migrator(pool: pool, logger: logger).migrateWhenReachable()
+    logger.info(
+      "prune worker running",
+      ["interval_s": intervalSeconds, "events_max_age_s": events.maximumAgeSeconds,
+       "batch": events.batchSize])
+    while !Task.isCancelled {
+      do {
+        try await pass()
+      } catch is CancellationError {
+        break
+      } catch {
+        logger.warning("prune pass failed; next pass at the next interval", ["error": error])
+      }
+      try? await Task.sleep(for: .seconds(intervalSeconds))
+    }
+    try? await lease.release()
+  }
+
+  /// One pass. Stops between batches when the task is cancelled (SIGTERM): a batch is one
+  /// transaction, so stopping never leaves half a batch.
+  func pass() async throws {
+    guard try await lease.acquire() else {
+      logger.info("another replica holds the prune lease; skipping this pass")
+      return
+    }
+    do {
+      try await prunePhotosAndEvents()
+    } catch {
+      try? await lease.release()
+      throw error
+    }
+    try? await lease.release()
+  }
+
+  private func prunePhotosAndEvents() async throws {
+    let removal = try await pool.withTransaction { tx in try images.enforceRetention(tx) }
+    metrics.increment("mowdeck_prune_images_total", by: Double(removal.expired), labels: ["why": "expired"])
+    metrics.increment("mowdeck_prune_images_total", by: Double(removal.pruned), labels: ["why": "pruned"])
+    logger.info(
+      "photos pruned",
+      ["expired": removal.expired, "beyond_keep": removal.pruned, "bytes_freed": removal.bytesFreed])
+
+    let started = ContinuousClock.now
+    var total = 0
+    var batches = 0
+    var lastReport = started
+    while !Task.isCancelled {
+      let removed = try await events.pruneBatch()
+      total += removed
+      batches += 1
+      metrics.increment("mowdeck_prune_events_total", by: Double(removed))
+      if removed < events.batchSize { break }
+      // Long work: say how far it got every few seconds, and keep the lease.
+      if ContinuousClock.now - lastReport > .seconds(5) {
+        lastReport = .now
+        let rate = Double(total) / (ContinuousClock.now - started).seconds
+        logger.info("pruning events", ["removed": total, "batches": batches, "per_second": Int(rate)])
+        guard try await lease.acquire() else {
+          logger.warning("lost the prune lease; stopping this pass")
+          return
+        }
+      }
+    }
+    logger.info(
+      "events pruned",
+      ["removed": total, "batches": batches, "seconds": (ContinuousClock.now - started).seconds,
+       "stopped_early": Task.isCancelled])
+  }
+}

@@ -1,0 +1,131 @@
+import Events
+import Foundation
+import Testing
+import TestSupport
+
+/// PruneWorker processes: two at once, one killed mid-batch, and a photo flood.
+@Suite(.serialized) struct PruneProcessTests {
+  func environment(_ db: TestDatabase, extra: [String: String] = [:]) throws -> [String: String] {
+    var environment = try WorkerProcess.environment(database: db, subjectPrefix: uniqueSubjectPrefix())
+    environment["MOWDECK_NOTIFICATIONS_PRUNE_INTERVAL_SECONDS"] = "1"
+    environment["MOWDECK_PRUNE_BATCH_SIZE"] = "2000"
+    environment.merge(extra) { $1 }
+    return environment
+  }
+
+  @Test func twoReplicasPruneOneAtATimeAndLeaveTheYoungEvents() async throws {
+    let db = try await TestDatabase.make()
+    try await insertEvents(db, count: 50_000, ageSeconds: 40 * 86_400)
+    try await insertEvents(db, count: 100, ageSeconds: 60)
+    let environment = try environment(db)
+    let workers = [
+      try WorkerProcess("PruneWorker", environment: environment),
+      try WorkerProcess("PruneWorker", environment: environment),
+    ]
+    defer { workers.forEach { $0.stop() } }
+    try await eventually(timeout: .seconds(60), "old events to go") {
+      try await db.count("SELECT count(*) AS n FROM events") == 100
+    }
+    for worker in workers { #expect(!worker.log.contains("\"level\":\"error\"")) }
+    // Lease held by one replica at a time: the other says so.
+    try await eventually(timeout: .seconds(10), "a replica to skip a pass") {
+      workers.contains { $0.log.contains("another replica holds the prune lease") }
+    }
+  }
+
+  @Test func aWorkerKilledMidPruneLeavesWholeBatchesAndTheNextFinishes() async throws {
+    let db = try await TestDatabase.make()
+    try await insertEvents(db, count: 300_000, ageSeconds: 40 * 86_400)
+    try await insertEvents(db, count: 100, ageSeconds: 60)
+    let environment = try environment(db)
+    let first = try WorkerProcess("PruneWorker", environment: environment)
+    try await eventually(timeout: .seconds(60), "pruning to start") {
+      try await db.count("SELECT count(*) AS n FROM events") < 290_000
+    }
+    first.kill()
+    let left = try await db.count("SELECT count(*) AS n FROM events")
+    #expect(left > 100, "the kill came after the whole prune; nothing was tested")
+    // Whole batches only: what went is a multiple of the batch size.
+    #expect((300_100 - left) % 2000 == 0)
+    let second = try WorkerProcess("PruneWorker", environment: environment)
+    defer { second.stop() }
+    try await eventually(timeout: .seconds(120), "the rest to go after the lease lapses") {
+      try await db.count("SELECT count(*) AS n FROM events") == 100
+    }
+  }
+
+  @Test func aStopRequestEndsThePassBetweenBatches() async throws {
+    let db = try await TestDatabase.make()
+    try await insertEvents(db, count: 300_000, ageSeconds: 40 * 86_400)
+    let worker = try WorkerProcess("PruneWorker", environment: try environment(db))
+    try await eventually(timeout: .seconds(60), "pruning to start") {
+      try await db.count("SELECT count(*) AS n FROM events") < 295_000
+    }
+    let status = worker.stop()
+    #expect(status == 0)
+    let left = try await db.count("SELECT count(*) AS n FROM events")
+    #expect((300_000 - left) % 2000 == 0)
+    #expect(worker.log.contains("\"msg\":\"stopped\""))
+  }
+
+  /// 480 KB photos at about 100 a second from two PhotoWorkers with a PruneWorker running:
+  /// the table never holds more than 200 rows or about 105 MB, sampled throughout.
+  @Test func aFloodOfLargePhotosStaysWithinTheLimits() async throws {
+    let seconds = Int(ProcessInfo.processInfo.environment["MOWDECK_TEST_FLOOD_SECONDS"] ?? "") ?? 60
+    let db = try await TestDatabase.make()
+    let prefix = uniqueSubjectPrefix()
+    let environment = try environment(db).merging(["MOWDECK_NATS_SUBJECT_PREFIX": prefix]) { $1 }
+    let frames = FileManager.default.temporaryDirectory.appendingPathComponent("flood-\(prefix)")
+    try FileManager.default.createDirectory(at: frames, withIntermediateDirectories: true)
+    try FileManager.default.copyItem(
+      atPath: TestServers.fixture("photos/near-limit.jpg"), toPath: frames.appendingPathComponent("near-limit.jpg").path)
+    let simulator = try WorkerProcess(
+      "GatewaySimulator", arguments: ["--frames", frames.path, "--latency-ms", "0-50"], environment: environment)
+    let processes = [
+      simulator, try WorkerProcess("PhotoWorker", environment: environment),
+      try WorkerProcess("PhotoWorker", environment: environment),
+      try WorkerProcess("PruneWorker", environment: environment),
+    ]
+    defer { processes.forEach { $0.stop() } }
+    let nats = try NATSClient.connect(url: try TestServers.natsURL(), name: "flood", logger: TestServers.logger)
+    let subjects = Subjects(prefix: prefix)
+    let feeder = Task {
+      let end = ContinuousClock.now + .seconds(seconds)
+      while ContinuousClock.now < end {
+        try await db.pool.query(
+          """
+          WITH ids AS (
+            SELECT gen_random_uuid() AS event_id, gen_random_uuid() AS image_id, 'm-' || g AS mower_id
+            FROM generate_series(1, 10) g
+          ), alarm AS (
+            INSERT INTO alarms (event_id, mower_id, kind, alarm_class, occurred_at, decided_on,
+                                decision, photo, recipients)
+            SELECT event_id, mower_id, 'mower_lifted', 'theft', now(), now(), 'pushed', 'reserved', 1
+            FROM ids
+          )
+          INSERT INTO photo_reservations (image_id, event_id, mower_id, reserved_on)
+          SELECT image_id, event_id, mower_id, now() FROM ids
+          """)
+        try nats.publish(subjects.wakePhotos)
+        try await Task.sleep(for: .milliseconds(100))
+      }
+    }
+    var mostRows = 0
+    var mostBytes = 0
+    var samples = 0
+    while !feeder.isCancelled, samples < seconds * 20 {
+      let row = try await db.pool.query(
+        "SELECT count(*) AS n, coalesce(sum(byte_size), 0) AS b FROM notification_images")[0]
+      mostRows = max(mostRows, try row.int("n"))
+      mostBytes = max(mostBytes, try row.int("b"))
+      samples += 1
+      try await Task.sleep(for: .milliseconds(50))
+    }
+    try await feeder.value
+    let captured = try await db.count("SELECT count(*) AS n FROM photo_reservations WHERE state = 'captured'")
+    #expect(captured > seconds * 50, "the flood was too thin to test anything: \(captured)")
+    #expect(mostRows <= 200)
+    #expect(mostBytes <= 105_000_000)
+    #expect(mostRows == 200)
+  }
+}
