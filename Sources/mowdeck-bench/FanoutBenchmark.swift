@@ -70,7 +70,7 @@ struct FanoutBenchmark {
 
   /// Publishes `count` alarms, at `rate` per second or as fast as 400 in flight allow;
   /// returns each alarm's publish-to-decision latency.
-  private func drive(_ publisher: AlarmPublisher, _ subjects: Subjects, count: Int, rate: Int?)
+  func drive(_ publisher: AlarmPublisher, _ subjects: Subjects, count: Int, rate: Int?)
     async throws -> Samples
   {
     let start = ContinuousClock.now

@@ -6,7 +6,7 @@ import TestSupport
 /// mode and starts throwaway servers (the same harness as the tests).
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let which = arguments.first else {
-  FileHandle.standardError.write(Data("usage: mowdeck-bench fanout [--rate N] [--seconds N] [--alarms N]\n       mowdeck-bench photo [--photos N] [--in-flight N]\n".utf8))
+  FileHandle.standardError.write(Data("usage: mowdeck-bench fanout [--rate N] [--seconds N] [--alarms N]\n       mowdeck-bench photo [--photos N] [--in-flight N]\n       mowdeck-bench prune [--events N] [--rate N]\n".utf8))
   exit(2)
 }
 
@@ -31,6 +31,10 @@ do {
     let benchmark = PhotoBenchmark(
       db: db, nats: nats, photos: option("photos", 300), inFlight: option("in-flight", 500))
     print("photo: camera reply -> committed row (PhotoWorker, retention on every write)")
+    print(try await benchmark.run())
+  case "prune":
+    let benchmark = PruneBenchmark(db: db, nats: nats, events: option("events", 1_000_000), rate: option("rate", 200))
+    print("prune: 1,000,000 old events removed in batches of 5,000 while alarms flow")
     print(try await benchmark.run())
   default:
     FileHandle.standardError.write(Data("unknown benchmark \(which)\n".utf8))
