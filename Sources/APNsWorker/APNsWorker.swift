@@ -13,7 +13,7 @@ enum APNsWorker {
       maxConnections: configuration.databasePoolSize)
     let nats = try NATSClient.connect(url: configuration.natsURL, name: "APNsWorker", logger: logger)
     return APNsService(
-      store: DeliveryStore(pool: pool), client: HTTP2Client(caFile: configuration.apnsCAFile),
+      store: DeliveryStore(pool: pool, leaseSeconds: configuration.apnsLeaseSeconds), client: HTTP2Client(caFile: configuration.apnsCAFile),
       token: token, nats: nats, subjects: Subjects(prefix: configuration.natsSubjectPrefix),
       configuration: configuration, signer: signer, clock: clock, logger: logger,
       metrics: Metrics(), maxInFlight: 1000)

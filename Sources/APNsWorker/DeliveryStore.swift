@@ -7,7 +7,7 @@ struct DeliveryStore: Sendable {
   let pool: DatabasePool
   /// Longer than a request can take (10 s timeout): a delivery whose worker died is sent
   /// again after this, which the collapse id makes harmless on the phone.
-  let leaseSeconds: Int = 30
+  let leaseSeconds: Int
   private let eventLog = EventLog()
 
   func claim(limit: Int) async throws -> [ClaimedDelivery] {

@@ -11,7 +11,7 @@ struct APNsTestKeys {
   init() throws {
     directory = FileManager.default.temporaryDirectory.appendingPathComponent("apns-keys-\(UUID().uuidString.prefix(8))")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    try Self.shell(
+    try runShell(
       "openssl ecparam -name prime256v1 -genkey -noout | openssl pkcs8 -topk8 -nocrypt -out '\(privateKey)'"
         + " && openssl ec -in '\(privateKey)' -pubout -out '\(publicKey)' 2>/dev/null")
   }
@@ -22,7 +22,7 @@ struct APNsTestKeys {
     let signatureFile = directory.appendingPathComponent("signature-\(UUID().uuidString.prefix(6))")
     try Data(message).write(to: messageFile)
     try Data(Self.der(rawSignature)).write(to: signatureFile)
-    return (try? Self.shell(
+    return (try? runShell(
       "openssl dgst -sha256 -verify '\(publicKey)' -signature '\(signatureFile.path)' '\(messageFile.path)'"))
       != nil
   }
@@ -37,20 +37,5 @@ struct APNsTestKeys {
     }
     let body = integer(raw[0..<32]) + integer(raw[32..<64])
     return [0x30, UInt8(body.count)] + body
-  }
-
-  @discardableResult
-  static func shell(_ command: String) throws -> String {
-    let process = Process()
-    let pipe = Pipe()
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = ["-c", command]
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-    process.waitUntilExit()
-    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    guard process.terminationStatus == 0 else { throw TimedOut(what: "command to succeed: \(command): \(output)") }
-    return output
   }
 }

@@ -103,3 +103,24 @@ public func runCommand(
   let status = try await process.wait(timeout: timeout)
   return (status, process.log)
 }
+
+/// Runs a shell command line to its end; returns its standard output, throws with the
+/// output when it fails. For the `openssl`, `curl` and script calls of tests and benchmarks.
+@discardableResult
+public func runShell(_ command: String) throws -> String {
+  let process = Process()
+  let output = Pipe()
+  let errors = Pipe()
+  process.executableURL = URL(fileURLWithPath: "/bin/sh")
+  process.arguments = ["-c", command]
+  process.standardOutput = output
+  process.standardError = errors
+  try process.run()
+  let data = output.fileHandleForReading.readDataToEndOfFile()
+  let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+  process.waitUntilExit()
+  guard process.terminationStatus == 0 else {
+    throw TimedOut(what: "command to succeed: \(command.prefix(200)): \(errorText.prefix(500))")
+  }
+  return String(decoding: data, as: UTF8.self)
+}

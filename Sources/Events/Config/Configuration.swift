@@ -41,6 +41,8 @@ public struct Configuration: Sendable {
   public var eventsRetentionDays: Int
   /// Events removed per transaction: short transactions never stall the writers.
   public var pruneBatchSize: Int
+  /// How long an APNs worker holds a delivery before another may send it again.
+  public var apnsLeaseSeconds: Int
 
   public static let defaultDatabaseURL = "postgresql://mowdeck:mowdeck@127.0.0.1:5432/mowdeck"
 
@@ -90,7 +92,8 @@ public struct Configuration: Sendable {
       fanoutAckWaitSeconds: try reader.positive("MOWDECK_FANOUT_ACK_WAIT_SECONDS", 10),
       photoMaxInFlight: try reader.positive("MOWDECK_PHOTO_MAX_IN_FLIGHT", 1000),
       eventsRetentionDays: try reader.positive("MOWDECK_EVENTS_RETENTION_DAYS", 30),
-      pruneBatchSize: try reader.positive("MOWDECK_PRUNE_BATCH_SIZE", 5000)
+      pruneBatchSize: try reader.positive("MOWDECK_PRUNE_BATCH_SIZE", 5000),
+      apnsLeaseSeconds: try reader.positive("MOWDECK_APNS_LEASE_SECONDS", 30)
     )
   }
 

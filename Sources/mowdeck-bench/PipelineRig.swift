@@ -1,0 +1,163 @@
+import Events
+import Foundation
+import TestSupport
+
+/// The whole pipeline as processes for benchmarks: test PKI, the APNs sandbox, the camera
+/// simulator and whichever workers a benchmark starts, all on one schema and subject prefix.
+final class PipelineRig: @unchecked Sendable {
+  let db: TestDatabase
+  let subjects: Subjects
+  let record: URL
+  let pki: URL
+  private(set) var environment: [String: String]
+  private var processes: [WorkerProcess] = []
+  private let port: Int
+
+  init(db: TestDatabase, cameraLatency: String) async throws {
+    self.db = db
+    let prefix = uniqueSubjectPrefix()
+    subjects = Subjects(prefix: prefix)
+    pki = FileManager.default.temporaryDirectory.appendingPathComponent("mowdeck-pki")
+    try runShell("'\(TestServers.repositoryPath("scripts/make-test-pki.sh"))' '\(pki.path)'")
+    record = FileManager.default.temporaryDirectory.appendingPathComponent("bench-pushes-\(prefix).jsonl")
+    environment = try WorkerProcess.environment(database: db, subjectPrefix: prefix)
+    let sandbox = try WorkerProcess(
+      "APNsSandbox",
+      arguments: [
+        "--listen", "127.0.0.1:0", "--cert", pki.appendingPathComponent("server.pem").path,
+        "--key", pki.appendingPathComponent("server.key").path,
+        "--public-key", pki.appendingPathComponent("apns-key.pub.pem").path,
+        "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--topic", "app.mowdeck.mobile",
+        "--record", record.path,
+      ], environment: environment)
+    var found = 0
+    try await eventually(timeout: .seconds(15), "the sandbox to listen") {
+      for line in sandbox.log.split(separator: "\n") {
+        if let object = JSON.object(from: Array(line.utf8)), object["msg"] as? String == "listening",
+          let value = object["port"] as? Int
+        {
+          found = value
+          return true
+        }
+      }
+      return false
+    }
+    port = found
+    processes.append(sandbox)
+    environment["MOWDECK_NOTIFICATIONS_APNS_URL"] = "https://127.0.0.1:\(port)"
+    environment["MOWDECK_NOTIFICATIONS_APNS_SANDBOX_URL"] = "https://127.0.0.1:\(port)"
+    environment["MOWDECK_NOTIFICATIONS_APNS_CA_FILE"] = pki.appendingPathComponent("ca.pem").path
+    environment["MOWDECK_NOTIFICATIONS_APNS_KEY_PATH"] = pki.appendingPathComponent("apns-key.p8").path
+    environment["MOWDECK_NOTIFICATIONS_APNS_KEY_ID"] = "KEY1234567"
+    environment["MOWDECK_NOTIFICATIONS_APNS_TEAM_ID"] = "TEAM123456"
+    environment["MOWDECK_NOTIFICATIONS_APP_URL"] = "https://owner.example"
+    processes.append(
+      try WorkerProcess(
+        "GatewaySimulator",
+        arguments: ["--frames", TestServers.repositoryPath("deploy/frames"), "--latency-ms", cameraLatency],
+        environment: environment))
+  }
+
+  func startWorkers(_ names: [String]) async throws {
+    for name in names { processes.append(try WorkerProcess(name, environment: environment)) }
+    try await Task.sleep(for: .seconds(1))
+  }
+
+  func stop() { processes.reversed().forEach { $0.stop() } }
+
+  func rss(_ name: String) -> String {
+    processes.filter { $0.name == name }.compactMap { peakRSSMiB(pid: $0.pid) }
+      .map { String(format: "%.1f MiB", $0) }.joined(separator: ", ")
+  }
+
+  /// The sandbox's own answer time: requests on one curl connection, time to first byte
+  /// after the request was sent.
+  func sandboxAnswerTimes(count: Int) throws -> Samples {
+    let url = "https://127.0.0.1:\(port)/3/device/" + String(repeating: "0", count: 64)
+    let urls = Array(repeating: "'\(url)'", count: count).joined(separator: " ")
+    let output = try runShell(
+      "curl -s --http2 --cacert '\(pki.appendingPathComponent("ca.pem").path)' -X POST -d '{}' "
+        + "-o /dev/null -w '%{time_pretransfer} %{time_starttransfer}\\n' \(urls)")
+    var samples = Samples()
+    for line in output.split(separator: "\n") {
+      let parts = line.split(separator: " ").compactMap { Double($0) }
+      if parts.count == 2 { samples.add(parts[1] - parts[0]) }
+    }
+    return samples
+  }
+
+  /// Queues `count` deliveries to the bench fleet's devices, as the fan-out would.
+  func queueDeliveries(count: Int) async throws {
+    try await db.pool.query(
+      """
+      WITH picked AS (
+        SELECT d.device_id, d.user_id, gen_random_uuid() AS event_id, gen_random_uuid() AS nid
+        FROM devices d, generate_series(1, \(count)) g
+        WHERE d.user_id = 'bu-' || (g % 3000)
+      ), alarm AS (
+        INSERT INTO alarms (event_id, mower_id, kind, alarm_class, occurred_at, decided_on,
+                            decision, photo, recipients)
+        SELECT event_id, 'bm-0', 'battery_low', 'routine', now(), now(), 'pushed', 'none', 1 FROM picked
+      ), note AS (
+        INSERT INTO notifications (notification_id, event_id, user_id)
+        SELECT nid, event_id, user_id FROM picked
+      )
+      INSERT INTO deliveries (notification_id, device_id) SELECT nid, device_id FROM picked
+      """)
+    try await nats(publish: subjects.wakeDeliveries)
+  }
+
+  private func nats(publish subject: String) async throws {
+    let client = try NATSClient.connect(url: try TestServers.natsURL(), name: "rig", logger: TestServers.logger)
+    try client.publish(subject)
+    try await client.flush()
+  }
+
+  /// Publishes alarms at `rate` for `seconds` (one in three a theft, with a photo), and
+  /// returns each alarm's id with its publish time.
+  func publishAtRate(_ publisher: AlarmPublisher, rate: Int, seconds: Int) async throws -> [String: Date] {
+    let start = ContinuousClock.now
+    var sent: [String: Date] = [:]
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for index in 0..<(rate * seconds) {
+        let due = start + .microseconds(Int64(index) * 1_000_000 / Int64(rate))
+        if due > .now { try await Task.sleep(until: due, clock: .continuous) }
+        let id = UUID().uuidString.lowercased()
+        let mower = "bm-\(index % FanoutBenchmark.mowers)"
+        let kind = index % 3 == 0 ? "mower_lifted" : "battery_low"
+        let payload = JSON.encode([
+          "event_id": id, "mower_id": mower, "kind": kind, "occurred_at": Timestamp.format(Date()),
+        ])
+        sent[id] = Date()
+        group.addTask {
+          _ = try await publisher.publish(subject: self.subjects.alarm(mowerID: mower), payload: Array(payload.utf8))
+        }
+      }
+      try await group.waitForAll()
+    }
+    return sent
+  }
+
+  /// Publish-to-sandbox latency of each alarm's first push.
+  func alarmToPush(_ sent: [String: Date]) async throws -> Samples {
+    var eventOf: [String: String] = [:]
+    for row in try await db.pool.query("SELECT notification_id::text AS n, event_id::text AS e FROM notifications") {
+      eventOf[try row.string("n")] = try row.string("e")
+    }
+    var first: [String: Date] = [:]
+    let text = (try? String(contentsOf: record, encoding: .utf8)) ?? ""
+    for line in text.split(separator: "\n") {
+      guard let object = JSON.object(from: Array(line.utf8)),
+        let payload = object["payload"] as? [String: Any],
+        let notification = payload["notification_id"] as? String, let event = eventOf[notification],
+        let time = (object["time"] as? String).flatMap(Timestamp.parse)
+      else { continue }
+      if first[event].map({ time < $0 }) ?? true { first[event] = time }
+    }
+    var samples = Samples()
+    for (event, published) in sent {
+      if let pushed = first[event] { samples.add(pushed.timeIntervalSince(published)) }
+    }
+    return samples
+  }
+}

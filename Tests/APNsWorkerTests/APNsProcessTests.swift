@@ -1,0 +1,262 @@
+import Events
+import Foundation
+import Testing
+import TestSupport
+
+/// The APNs worker as a process, pushing through the APNsSandbox over real HTTP/2 and TLS,
+/// with alarms decided by a real FanoutWorker.
+@Suite(.serialized) struct APNsProcessTests {
+  static let secret = "test-image-secret"
+
+  final class Stack: @unchecked Sendable {
+    let db: TestDatabase
+    let subjects: Subjects
+    let pki: URL
+    let record: URL
+    let behaviours: URL
+    var environment: [String: String]
+    var processes: [WorkerProcess] = []
+    let sandbox: WorkerProcess
+    let nats: NATSClient
+
+    init(behaviours table: [String: String] = [:], extra: [String: String] = [:]) async throws {
+      db = try await TestDatabase.make()
+      let prefix = uniqueSubjectPrefix()
+      subjects = Subjects(prefix: prefix)
+      pki = FileManager.default.temporaryDirectory.appendingPathComponent("mowdeck-pki")
+      try runShell("'\(TestServers.repositoryPath("scripts/make-test-pki.sh"))' '\(pki.path)'")
+      let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("apns-\(prefix)")
+      try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+      record = scratch.appendingPathComponent("pushes.jsonl")
+      behaviours = scratch.appendingPathComponent("behaviours.json")
+      try Data(JSON.encode(table).utf8).write(to: behaviours)
+      environment = try WorkerProcess.environment(database: db, subjectPrefix: prefix)
+      sandbox = try WorkerProcess(
+        "APNsSandbox",
+        arguments: [
+          "--listen", "127.0.0.1:0", "--cert", pki.appendingPathComponent("server.pem").path,
+          "--key", pki.appendingPathComponent("server.key").path,
+          "--public-key", pki.appendingPathComponent("apns-key.pub.pem").path,
+          "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--topic", "app.mowdeck.mobile",
+          "--record", record.path, "--behaviour-file", behaviours.path,
+        ], environment: environment)
+      var port = 0
+      try await eventually(timeout: .seconds(15), "the sandbox to listen") { [sandbox] in
+        for line in sandbox.log.split(separator: "\n") {
+          if let object = JSON.object(from: Array(line.utf8)), object["msg"] as? String == "listening",
+            let value = object["port"] as? Int
+          {
+            port = value
+            return true
+          }
+        }
+        return false
+      }
+      environment["MOWDECK_NOTIFICATIONS_APNS_URL"] = "https://127.0.0.1:\(port)"
+      environment["MOWDECK_NOTIFICATIONS_APNS_SANDBOX_URL"] = "https://localhost:\(port)"
+      environment["MOWDECK_NOTIFICATIONS_APNS_CA_FILE"] = pki.appendingPathComponent("ca.pem").path
+      environment["MOWDECK_NOTIFICATIONS_APNS_KEY_PATH"] = pki.appendingPathComponent("apns-key.p8").path
+      environment["MOWDECK_NOTIFICATIONS_APNS_KEY_ID"] = "KEY1234567"
+      environment["MOWDECK_NOTIFICATIONS_APNS_TEAM_ID"] = "TEAM123456"
+      environment["MOWDECK_NOTIFICATIONS_IMAGE_SECRET"] = APNsProcessTests.secret
+      environment["MOWDECK_NOTIFICATIONS_APP_URL"] = "https://owner.example"
+      environment["MOWDECK_APNS_LEASE_SECONDS"] = "4"
+      environment.merge(extra) { $1 }
+      nats = try NATSClient.connect(url: try TestServers.natsURL(), name: "apns-tests", logger: TestServers.logger)
+      processes.append(try WorkerProcess("FanoutWorker", environment: environment))
+    }
+
+    func start(_ executable: String) throws -> WorkerProcess {
+      let process = try WorkerProcess(executable, environment: environment)
+      processes.append(process)
+      return process
+    }
+
+    func stopAll() {
+      processes.forEach { $0.stop() }
+      sandbox.stop()
+    }
+
+    /// A user seeing mower `m-1`, with one device per token.
+    func fleet(tokens: [String], environment deviceEnvironment: String = "production") async throws {
+      let directory = Directory(pool: db.pool)
+      try await directory.addUser(id: "u-1", name: "Owner")
+      try await directory.grant(mowerID: "m-1", userID: "u-1")
+      for token in tokens {
+        try await directory.addDevice(userID: "u-1", token: token, environment: deviceEnvironment)
+      }
+    }
+
+    func alarm(kind: String = "mower_stuck", mower: String = "m-1") async throws -> UUID {
+      let id = UUID()
+      let publisher = try await AlarmPublisher(nats: nats, subjects: subjects, pool: db.pool)
+      let payload = JSON.encode([
+        "event_id": id.uuidString.lowercased(), "mower_id": mower, "kind": kind,
+        "occurred_at": Timestamp.format(Date()), "mower_name": "Robbie", "reason": "trapped",
+      ])
+      _ = try await publisher.publishAndWait(
+        subject: subjects.alarm(mowerID: mower), payload: Array(payload.utf8), timeout: .seconds(20))
+      return id
+    }
+
+    func pushes() -> [[String: Any]] {
+      let text = (try? String(contentsOf: record, encoding: .utf8)) ?? ""
+      return text.split(separator: "\n").compactMap { JSON.object(from: Array($0.utf8)) }
+    }
+
+    func queued() async throws -> Int {
+      try await db.count("SELECT count(*) AS n FROM deliveries WHERE state = 'queued'")
+    }
+
+    func state(ofTokenPrefix token: String) async throws -> (delivery: String, active: Bool, reason: String?) {
+      let row = try await db.pool.query(
+        """
+        SELECT d.state, v.active,
+          (SELECT data->>'reason' FROM events WHERE type = 'delivery.failed'
+             AND data->>'delivery_id' = d.delivery_id::text) AS reason
+        FROM deliveries d JOIN devices v USING (device_id) WHERE v.token = \(token)
+        """)[0]
+      return (try row.string("state"), try row.bool("active"), try row.optionalString("reason"))
+    }
+  }
+
+  static func token(_ n: Int) -> String {
+    String(repeating: String(format: "%x", n % 16), count: 48) + String(format: "%016x", n)
+  }
+
+  @Test func theResponseMatrix() async throws {
+    let tokens = (1...9).map(Self.token)
+    let now = Int64(Date().timeIntervalSince1970 * 1000)
+    let stack = try await Stack(behaviours: [
+      tokens[1]: "400",  // BadDeviceToken
+      tokens[2]: "410:\(now + 3_600_000)",  // Unregistered after the registration
+      tokens[3]: "410:1000",  // Unregistered long before it: the device stays active
+      tokens[4]: "429x1",
+      tokens[5]: "500x2",
+      tokens[6]: "403:ExpiredProviderTokenx1",
+      tokens[7]: "goawayx1",
+      tokens[8]: "403:BadCertificate",
+    ])
+    defer { stack.stopAll() }
+    try await stack.fleet(tokens: tokens)
+    _ = try stack.start("APNsWorker")
+    let alarm = try await stack.alarm()
+    try await eventually(timeout: .seconds(40), "every delivery to end") { try await stack.queued() == 0 }
+    let expected: [(Int, String, Bool, String?)] = [
+      (0, "sent", true, nil), (1, "failed", false, "BadDeviceToken"),
+      (2, "failed", false, "Unregistered"), (3, "failed", true, "Unregistered"),
+      (4, "sent", true, nil), (5, "sent", true, nil), (6, "sent", true, nil), (7, "sent", true, nil),
+      (8, "failed", true, "BadCertificate"),
+    ]
+    for (index, delivery, active, reason) in expected {
+      let state = try await stack.state(ofTokenPrefix: tokens[index])
+      #expect(state.delivery == delivery, "token \(index)")
+      #expect(state.active == active, "token \(index)")
+      #expect(state.reason == reason, "token \(index)")
+    }
+    let story = try await EventLog().story(of: alarm, pool: stack.db.pool).map(\.type)
+    #expect(story.filter { $0 == "device.deactivated" }.count == 2)
+    #expect(story.filter { $0 == "delivery.retry_scheduled" }.count >= 3)
+    #expect(story.filter { $0 == "delivery.sent" }.count == 5)
+    // Every push carried the contract's headers; repeats of one notification share its id.
+    let pushes = stack.pushes()
+    #expect(pushes.count >= 9 + 1 + 2 + 1)
+    let collapse = Set(pushes.compactMap { ($0["headers"] as? [String: Any])?["apns-collapse-id"] as? String })
+    #expect(collapse.count == 1)
+  }
+
+  @Test func theImageURLVerifiesAndARetryCarriesANewExpiry() async throws {
+    let token = Self.token(1)
+    let stack = try await Stack(behaviours: [token: "500x1"])
+    defer { stack.stopAll() }
+    try await stack.fleet(tokens: [token])
+    _ = try stack.start("APNsWorker")
+    _ = try await stack.alarm(kind: "mower_lifted")
+    try await eventually(timeout: .seconds(30), "the push") { try await stack.queued() == 0 }
+    let urls = stack.pushes().compactMap { (($0["payload"] as? [String: Any])?["image_url"] as? String) }
+    #expect(urls.count == 2)
+    let signer = ImageURLSigner(key: Array(Self.secret.utf8))
+    for url in urls {
+      let parts = try #require(URLComponents(string: url))
+      #expect(parts.host == "owner.example")
+      let id = String(parts.path.split(separator: "/").last ?? "")
+      let e = parts.queryItems?.first { $0.name == "e" }?.value ?? ""
+      let s = parts.queryItems?.first { $0.name == "s" }?.value ?? ""
+      guard case .valid = signer.verify(notificationID: id, expiry: e, signature: s, now: Date()) else {
+        Issue.record("\(url) does not verify")
+        continue
+      }
+    }
+    #expect(Set(urls).count == 2, "a retry must carry a fresh URL")
+  }
+
+  @Test func routineAlarmsCarryNoImageURL() async throws {
+    let token = Self.token(2)
+    let stack = try await Stack()
+    defer { stack.stopAll() }
+    try await stack.fleet(tokens: [token], environment: "sandbox")
+    _ = try stack.start("APNsWorker")
+    _ = try await stack.alarm(kind: "battery_low")
+    try await eventually(timeout: .seconds(20), "the push") { try await stack.queued() == 0 }
+    let push = try #require(stack.pushes().first)
+    let payload = try #require(push["payload"] as? [String: Any])
+    #expect(payload["image_url"] == nil)
+    #expect((payload["aps"] as? [String: Any])?["mutable-content"] == nil)
+  }
+
+  @Test func aWorkerKilledMidBatchLosesNothingAndRepeatsOnlyWithTheSameCollapseID() async throws {
+    let tokens = (1...20).map(Self.token)
+    var slow: [String: String] = [:]
+    for token in tokens { slow[token] = "slow:1500x1" }
+    let stack = try await Stack(behaviours: slow)
+    defer { stack.stopAll() }
+    try await stack.fleet(tokens: tokens)
+    let first = try stack.start("APNsWorker")
+    _ = try await stack.alarm()
+    // The first answer to each token takes 1.5 s: kill while they are all in flight.
+    try await Task.sleep(for: .milliseconds(700))
+    first.kill()
+    _ = try stack.start("APNsWorker")
+    try await eventually(timeout: .seconds(40), "every delivery to be sent") { try await stack.queued() == 0 }
+    #expect(try await stack.db.count("SELECT count(*) AS n FROM deliveries WHERE state = 'sent'") == 20)
+    let pushes = stack.pushes()
+    var byToken: [String: Set<String>] = [:]
+    for push in pushes {
+      guard let token = push["token"] as? String,
+        let collapse = (push["headers"] as? [String: Any])?["apns-collapse-id"] as? String
+      else { continue }
+      byToken[token, default: []].insert(collapse)
+    }
+    #expect(byToken.count == 20)
+    #expect(byToken.values.allSatisfy { $0.count == 1 })
+    #expect(pushes.count > 20, "the kill came too late: nothing was repeated")
+  }
+
+  @Test func withoutAPNsSettingsTheWorkerRefusesToStartAndDeliveriesWait() async throws {
+    let stack = try await Stack(extra: ["MOWDECK_NOTIFICATIONS_APNS_KEY_ID": ""])
+    defer { stack.stopAll() }
+    try await stack.fleet(tokens: [Self.token(3)])
+    let worker = try stack.start("APNsWorker")
+    #expect(try await worker.wait(timeout: .seconds(10)) == 2)
+    let lines = worker.log.split(separator: "\n")
+    #expect(lines.count == 1)
+    #expect(lines.first?.contains("MOWDECK_NOTIFICATIONS_APNS_KEY_ID") == true)
+    _ = try await stack.alarm()
+    #expect(try await stack.queued() == 1)
+  }
+
+  @Test func aMalformedTokenFailsWithoutARequest() async throws {
+    let stack = try await Stack()
+    defer { stack.stopAll() }
+    try await stack.fleet(tokens: [Self.token(4)])
+    // Bypasses the directory's validation, as a corrupted row would.
+    try await stack.db.pool.query(
+      "INSERT INTO devices (user_id, token, environment) VALUES ('u-1', 'not-a-token', 'production')")
+    _ = try stack.start("APNsWorker")
+    _ = try await stack.alarm()
+    try await eventually(timeout: .seconds(20), "both deliveries to end") { try await stack.queued() == 0 }
+    #expect(try await stack.state(ofTokenPrefix: "not-a-token").reason == "bad_token_format")
+    #expect(stack.pushes().count == 1)
+    #expect(!stack.pushes().contains { ($0["token"] as? String)?.contains("not-a") == true })
+  }
+}
