@@ -156,7 +156,13 @@ import TestSupport
     }
     let story = try await EventLog().story(of: alarm, pool: stack.db.pool).map(\.type)
     #expect(story.filter { $0 == "device.deactivated" }.count == 2)
-    #expect(story.filter { $0 == "delivery.retry_scheduled" }.count >= 3)
+    let retried = try await stack.db.pool.query(
+      """
+      SELECT DISTINCT data->>'token_prefix' AS t FROM events
+      WHERE type = 'delivery.retry_scheduled' AND correlation_id = \(alarm)
+      """
+    ).map { try $0.string("t") }
+    #expect(Set(retried) == [String(tokens[4].prefix(8)), String(tokens[5].prefix(8))])
     #expect(story.filter { $0 == "delivery.sent" }.count == 5)
     // Every push carried the contract's headers; repeats of one notification share its id.
     let pushes = stack.pushes()
