@@ -28,6 +28,7 @@ let package = Package(
     // curl_easy_setopt), one small C target per library.
     .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"]),
     .target(name: "CCurlShim", dependencies: ["CCurl"]),
+    .target(name: "CSandboxShim", dependencies: ["CNghttp2", "COpenSSL"]),
 
     // The shared library: configuration, PostgreSQL, NATS, event log, clock, logs, metrics.
     .target(
@@ -43,7 +44,8 @@ let package = Package(
     .executableTarget(name: "mowdeck", dependencies: ["Events"]),
     // Test doubles that speak the real protocols.
     .executableTarget(name: "GatewaySimulator", dependencies: ["Events"]),
-    .executableTarget(name: "APNsSandbox", dependencies: ["Events", "CNghttp2", "COpenSSL"]),
+    .executableTarget(
+      name: "APNsSandbox", dependencies: ["Events", "CNghttp2", "COpenSSL", "CSandboxShim"]),
 
     // Benchmarks that print tables (`scripts/bench.sh`); they reuse the test harness.
     .executableTarget(name: "mowdeck-bench", dependencies: ["Events", "TestSupport"]),

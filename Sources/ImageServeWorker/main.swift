@@ -1,1 +1,16 @@
-print("not built yet")
+import Events
+import Foundation
+
+let configuration = Configuration.loadOrExit(component: "ImageServeWorker")
+let logger = Logger(component: "ImageServeWorker", minimumLevel: configuration.logLevel)
+do {
+  let service = try ImageServeWorker.make(configuration: configuration, logger: logger)
+  exit(await ServiceRunner.run(service, logger: logger))
+} catch let failure as SigningKeys.Failure {
+  // A setting that cannot be used: one line naming it, as for any configuration error.
+  FileHandle.standardError.write(Data("ImageServeWorker: \(failure.description)\n".utf8))
+  exit(2)
+} catch {
+  logger.error("cannot start", ["error": String(describing: error)])
+  exit(1)
+}

@@ -40,8 +40,10 @@ public struct ImageURLSigner: Sendable {
   public func verify(notificationID idText: String, expiry expiryText: String, signature: String, now: Date)
     -> Verdict
   {
-    guard idText.utf8.count == 36, idText == idText.lowercased(),
-      let id = UUID(uuidString: idText),
+    // Foundation on Linux parses some malformed spellings (found by fuzzing); only the
+    // canonical lower-case form is ours, so one notification has one URL.
+    guard idText.utf8.count == 36, let id = UUID(uuidString: idText),
+      id.uuidString.lowercased() == idText,
       expiryText.utf8.count <= 12, !expiryText.isEmpty,
       expiryText.utf8.allSatisfy({ (48...57).contains($0) }), let expiry = Int64(expiryText),
       signature.utf8.count == 43, let given = Base64URL.decode(signature)

@@ -1,0 +1,118 @@
+import Events
+import Foundation
+import TestSupport
+import Testing
+
+@testable import ImageServeWorker
+
+/// The web inbox as a person sees it: the page opened in headless Chromium, its script run,
+/// then the DOM read back. Skipped, with the reason, only where no Chromium is installed.
+@Suite struct InboxPageTests {
+  static let chromium = [
+    "/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome",
+  ]
+  .first { FileManager.default.isExecutableFile(atPath: $0) }
+
+  @Test(.enabled(if: chromium != nil, "chromium is not installed (apt-get install chromium)"))
+  func thePageListsTheItemsAndShowsEachPhotoUnderItsItem() async throws {
+    try await ServeFixture.with { fixture in
+      try await fixture.seedDirectory()
+      let lifted = try await fixture.seedAlarm(
+        photo: .captured(TestPhotos.small), createdSecondsAgo: 30)
+      let stuck = try await fixture.seedAlarm(
+        kind: "mower_stuck", reason: "obstacle", photo: .captured(TestPhotos.large),
+        createdSecondsAgo: 20)
+      let pending = try await fixture.seedAlarm(
+        kind: "geofence_exit", photo: .pending, createdSecondsAgo: 10)
+      try await fixture.seedAlarm(kind: "battery_low", photo: .none)
+      try await fixture.seedAlarm(user: "u2", kind: "mower_left_dock_unexpectedly", photo: .pending)
+      let token = try await fixture.session(for: "u1")
+
+      let dom = try await Self.render("http://127.0.0.1:\(fixture.port)/inbox#token=\(token)")
+      let items = Self.items(in: dom)
+      #expect(items.count == 4, "\(dom)")
+      #expect(
+        items.map(\.title) == [
+          "Robbie battery low", "Robbie left its area", "Robbie needs help", "Robbie was lifted",
+        ])
+      #expect(items[2].body == "An obstacle is blocking the mower.")
+      // The two stored photos are shown, loaded and decoded, under their own items.
+      let withPhotos = items.filter { $0.loadedPhotoWidth != nil }
+      #expect(
+        withPhotos.map(\.itemID)
+          == [stuck.itemID, lifted.itemID].map { $0.uuidString.lowercased() })
+      #expect(withPhotos.map(\.loadedPhotoWidth) == ["1440", "640"])
+      #expect(items[1].itemID == pending.itemID.uuidString.lowercased())
+      #expect(items[1].text.contains("Photo coming"))
+      // The other user's alarm is not there.
+      #expect(!dom.contains("left its dock"))
+    }
+  }
+
+  @Test(.enabled(if: chromium != nil, "chromium is not installed (apt-get install chromium)"))
+  func aRevokedSessionShowsAMessageAndNoItems() async throws {
+    try await ServeFixture.with { fixture in
+      try await fixture.seedDirectory()
+      try await fixture.seedAlarm(photo: .captured(TestPhotos.small))
+      let token = try await fixture.session(for: "u1")
+      try await Directory(pool: fixture.db.pool).revokeSession(token: token)
+      let dom = try await Self.render("http://127.0.0.1:\(fixture.port)/inbox#token=\(token)")
+      #expect(Self.items(in: dom).isEmpty)
+      #expect(dom.contains("This session is not valid"))
+    }
+  }
+
+  struct Item {
+    let itemID: String
+    let title: String
+    let body: String
+    let text: String
+    /// `data-width` of the item's photo once the browser decoded it, else nil.
+    let loadedPhotoWidth: String?
+  }
+
+  /// The `<li class="item">` elements of the dumped DOM, in page order.
+  static func items(in dom: String) -> [Item] {
+    dom.components(separatedBy: "<li class=\"item\"").dropFirst().map { chunk in
+      let item = String(chunk.prefix(while: { $0 != "\u{0}" }).components(separatedBy: "</li>")[0])
+      func inner(_ open: String, _ close: String) -> String {
+        guard let start = item.range(of: open)?.upperBound,
+          let end = item[start...].range(of: close)?.lowerBound
+        else { return "" }
+        return String(item[start..<end])
+      }
+      let image = inner("<img", ">")
+      let loaded = image.contains("data-loaded=\"true\"")
+      return Item(
+        itemID: inner("data-item-id=\"", "\""), title: inner("<h2 class=\"title\">", "</h2>"),
+        body: inner("<p class=\"body\">", "</p>"), text: item,
+        loadedPhotoWidth: loaded ? inner("data-width=\"", "\"") : nil)
+    }
+  }
+
+  /// Opens `url` in headless Chromium, lets its scripts and fetches run, and returns the DOM.
+  static func render(_ url: String) async throws -> String {
+    let profile = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "chromium-\(UUID())")
+    defer { try? FileManager.default.removeItem(at: profile) }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: chromium!)
+    process.arguments = [
+      "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+      "--user-data-dir=\(profile.path)", "--virtual-time-budget=10000", "--dump-dom", url,
+    ]
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    // Read on a queue of its own: the server's request tasks need the cooperative pool.
+    let data = await withCheckedContinuation { continuation in
+      DispatchQueue(label: "chromium").async {
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        continuation.resume(returning: data)
+      }
+    }
+    return String(decoding: data, as: UTF8.self)
+  }
+}
