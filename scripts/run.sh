@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # The run command: on a fresh machine, installs what is missing, builds, starts PostgreSQL
-# and nats-server with their data under .local/, migrates, imports a demo fleet, starts the
-# workers, publishes a few demo alarms, shows what happened to each, and runs until Ctrl-C.
+# and nats-server with their data under .local/, the camera simulator, the APNs sandbox
+# (HTTP/2 over TLS) and two replicas of every worker, publishes a few demo alarms, shows
+# what happened to each and when, and runs until Ctrl-C, then stops everything cleanly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+echo "building (release)..." >&2
 swift build -c release >&2
+swift build -c release --package-path apps/mobile/ios/NotificationServiceKit --product push-image-fetch >&2
 bin=$(swift build -c release --show-bin-path)
 state=$PWD/.local
 mkdir -p "$state"
@@ -13,7 +16,8 @@ chmod 755 "$state"
 
 pids=()
 stop_all() {
-  echo; echo "stopping..."
+  echo
+  echo "stopping..."
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   scripts/servers.sh stop "$state/servers"
@@ -22,49 +26,98 @@ stop_all() {
 trap stop_all EXIT
 trap 'exit 0' INT TERM
 
-rm -rf "$state/servers"
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+rm -rf "$state/servers" "$state/pushes.jsonl"
 scripts/servers.sh start "$state/servers"
 # shellcheck disable=SC1091
 source "$state/servers/env"
-export MOWDECK_NOTIFICATIONS_APP_URL=${MOWDECK_NOTIFICATIONS_APP_URL:-https://127.0.0.1:8443}
+scripts/make-test-pki.sh "$state/pki"
+apns_port=$(free_port)
+tls_port=$(free_port)
+export MOWDECK_NOTIFICATIONS_APP_URL="https://localhost:$tls_port"
+export MOWDECK_NOTIFICATIONS_APNS_URL="https://127.0.0.1:$apns_port"
+export MOWDECK_NOTIFICATIONS_APNS_SANDBOX_URL="https://127.0.0.1:$apns_port"
+export MOWDECK_NOTIFICATIONS_APNS_CA_FILE="$state/pki/ca.pem"
+export MOWDECK_NOTIFICATIONS_APNS_KEY_PATH="$state/pki/apns-key.p8"
+export MOWDECK_NOTIFICATIONS_APNS_KEY_ID=DEMOKEY001
+export MOWDECK_NOTIFICATIONS_APNS_TEAM_ID=DEMOTEAM01
 
 # Starts one process with its log lines prefixed by its name.
 start() {
-  local name=$1; shift
-  ( "$@" 2>&1 | sed -u "s/^/[$name] /" ) &
+  local name=$1
+  shift
+  ( exec "$@" 2>&1 | sed -u "s/^/[$name] /" ) &
   pids+=($!)
 }
 
 "$bin/mowdeck" migrate
 "$bin/mowdeck" fleet import Tests/Fixtures/fleet40.fleet.json
-start fanout-1 "$bin/FanoutWorker"
-start fanout-2 "$bin/FanoutWorker"
-sleep 1
+start apns-sandbox "$bin/APNsSandbox" --listen "127.0.0.1:$apns_port" \
+  --cert "$state/pki/server.pem" --key "$state/pki/server.key" \
+  --public-key "$state/pki/apns-key.pub.pem" --team-id DEMOTEAM01 --key-id DEMOKEY001 \
+  --record "$state/pushes.jsonl"
+start camera "$bin/GatewaySimulator" --frames deploy/frames --latency-ms 800-2500
+metrics=9101
+for worker in FanoutWorker PhotoWorker APNsWorker; do
+  for replica in 1 2; do
+    MOWDECK_METRICS_LISTEN=127.0.0.1:$metrics start "$worker-$replica" "$bin/$worker"
+    metrics=$((metrics + 1))
+  done
+done
+MOWDECK_METRICS_LISTEN=127.0.0.1:$metrics start PruneWorker "$bin/PruneWorker"
+MOWDECK_NOTIFICATIONS_HTTP_LISTEN=127.0.0.1:8080 start serve-1 "$bin/ImageServeWorker"
+MOWDECK_NOTIFICATIONS_HTTP_LISTEN=127.0.0.1:8081 start serve-2 "$bin/ImageServeWorker"
+# TLS in front of the serving process, as the owner's reverse proxy would be.
+start tls socat "OPENSSL-LISTEN:$tls_port,reuseaddr,fork,cert=$state/pki/server.pem,key=$state/pki/server.key,verify=0" TCP:127.0.0.1:8080
+sleep 2
 
 echo
 echo "== publishing demo alarms =="
 ids=()
 for spec in "m-7-0003 mower_lifted" "m-7-0008 mower_stuck --reason trapped" "m-7-0011 battery_low" \
-            "m-7-0003 geofence_exit"; do
+  "m-7-0003 geofence_exit" "m-7-0019 mower_stuck --reason wheel_slip"; do
   set -- $spec
   id=$(cat /proc/sys/kernel/random/uuid)
   ids+=("$id")
   "$bin/mowdeck" publish --mower "$1" --kind "$2" "${@:3}" --event-id "$id" --name "Robbie"
 done
-sleep 1
+sleep 4
+
+echo
+echo "== the phone fetches each photo through its signed URL (over TLS) =="
+python3 - "$state/pushes.jsonl" >"$state/demo-urls" <<'PY'
+import json, sys
+seen = set()
+for line in open(sys.argv[1]):
+    push = json.loads(line)
+    url = (push.get("payload") or {}).get("image_url")
+    if url and url not in seen:
+        seen.add(url)
+        print(url)
+PY
+while read -r url; do
+  scripts/phone-fetch.sh "$state/pki/ca.pem" --output-dir "$state" "$url" || true
+done <"$state/demo-urls"
+
 for id in "${ids[@]}"; do
   echo
-  "$bin/mowdeck" trace "$id"
+  "$bin/mowdeck" trace "$id" --summary
 done
 
+token=$("$bin/mowdeck" session create --user u-7-0003-0)
 cat <<TEXT
 
 == where to look ==
-  trace an alarm:   $bin/mowdeck trace <event_id>   (or SQL: SELECT type, recorded_at, data
-                    FROM events WHERE correlation_id = '<event_id>' ORDER BY position)
+  web inbox:        https://localhost:$tls_port/inbox#token=$token
+                    (or http://127.0.0.1:8080/inbox#token=$token; the certificate is the test CA's)
+  metrics, health:  http://127.0.0.1:9101/metrics ... :$metrics/metrics, :8080/metrics; /healthz
+  pushes at APNs:   $state/pushes.jsonl
+  trace an alarm:   $bin/mowdeck trace <event_id>    (SQL: SELECT type, recorded_at, data FROM events
+                    WHERE correlation_id = '<event_id>' ORDER BY position)
   database:         psql $MOWDECK_DATABASE_URL
   replay fleet40:   MOWDECK_DATABASE_URL=$MOWDECK_DATABASE_URL MOWDECK_NATS_URL=$MOWDECK_NATS_URL \\
-                    $bin/mowdeck replay Tests/Fixtures/fleet40.alarms.jsonl
+                      $bin/mowdeck replay Tests/Fixtures/fleet40.alarms.jsonl
 Running until Ctrl-C.
 TEXT
 wait

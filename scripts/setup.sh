@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(pkg-config libpq-dev libnats-dev libssl-dev libmicrohttpd-dev libcurl4-openssl-dev libnghttp2-dev
-  postgresql nats-server python3 curl openssl chromium)
+  postgresql nats-server python3 curl openssl chromium socat util-linux)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" \

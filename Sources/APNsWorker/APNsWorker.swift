@@ -3,7 +3,9 @@ import Foundation
 
 /// The wiring of the APNs worker, out of `main.swift` so tests can build their own.
 enum APNsWorker {
-  static func make(configuration: Configuration, logger: Logger, clock: any WallClock) throws -> APNsService {
+  static func make(configuration: Configuration, logger: Logger, clock: any WallClock) throws
+    -> MonitoredService<APNsService>
+  {
     let settings = try APNsSettings(configuration: configuration)
     let token = try ProviderToken(
       keyPath: settings.keyPath, keyID: settings.keyID, teamID: settings.teamID, clock: clock)
@@ -12,10 +14,14 @@ enum APNsWorker {
       url: configuration.databaseURL, applicationName: "APNsWorker",
       maxConnections: configuration.databasePoolSize)
     let nats = try NATSClient.connect(url: configuration.natsURL, name: "APNsWorker", logger: logger)
-    return APNsService(
+    let metrics = Metrics()
+    let endpoint = try MonitoringEndpoint.start(
+      listen: configuration.metricsListen, pool: pool, nats: nats, metrics: metrics, logger: logger)
+    let service = APNsService(
       store: DeliveryStore(pool: pool, leaseSeconds: configuration.apnsLeaseSeconds), client: HTTP2Client(caFile: configuration.apnsCAFile),
       token: token, nats: nats, subjects: Subjects(prefix: configuration.natsSubjectPrefix),
       configuration: configuration, signer: signer, clock: clock, logger: logger,
-      metrics: Metrics(), maxInFlight: 1000)
+      metrics: metrics, maxInFlight: 1000)
+    return MonitoredService(service, endpoint: endpoint)
   }
 }

@@ -5,7 +5,7 @@ import Foundation
 /// their own configuration.
 enum FanoutWorker {
   static func make(configuration: Configuration, logger: Logger, clock: any WallClock)
-    throws -> FanoutService
+    throws -> MonitoredService<FanoutService>
   {
     let pool = DatabasePool(
       url: configuration.databaseURL, applicationName: "FanoutWorker",
@@ -15,9 +15,13 @@ enum FanoutWorker {
     let subjects = Subjects(prefix: configuration.natsSubjectPrefix)
     let store = FanoutStore(
       pool: pool, rules: DecisionRules(configuration: configuration), subjects: subjects)
-    return FanoutService(
+    let metrics = Metrics()
+    let endpoint = try MonitoringEndpoint.start(
+      listen: configuration.metricsListen, pool: pool, nats: nats, metrics: metrics, logger: logger)
+    let service = FanoutService(
       store: store, nats: nats, subjects: subjects, clock: clock, logger: logger,
-      metrics: Metrics(), concurrency: configuration.databasePoolSize, batchSize: 64,
+      metrics: metrics, concurrency: configuration.databasePoolSize, batchSize: 64,
       ackWaitSeconds: configuration.fanoutAckWaitSeconds)
+    return MonitoredService(service, endpoint: endpoint)
   }
 }

@@ -3,7 +3,9 @@ import Foundation
 
 /// The wiring of the photo worker, out of `main.swift` so tests can build their own.
 enum PhotoWorker {
-  static func make(configuration: Configuration, logger: Logger) throws -> PhotoService {
+  static func make(configuration: Configuration, logger: Logger) throws
+    -> MonitoredService<PhotoService>
+  {
     let pool = DatabasePool(
       url: configuration.databaseURL, applicationName: "PhotoWorker",
       maxConnections: configuration.databasePoolSize)
@@ -11,10 +13,14 @@ enum PhotoWorker {
     let store = PhotoStore(
       pool: pool, images: ImageStore(limits: ImageLimits(configuration: configuration)),
       photoTimeoutSeconds: configuration.photoTimeoutSeconds)
-    return PhotoService(
+    let metrics = Metrics()
+    let endpoint = try MonitoringEndpoint.start(
+      listen: configuration.metricsListen, pool: pool, nats: nats, metrics: metrics, logger: logger)
+    let service = PhotoService(
       store: store, nats: nats, subjects: Subjects(prefix: configuration.natsSubjectPrefix),
-      logger: logger, metrics: Metrics(), maxInFlight: configuration.photoMaxInFlight,
+      logger: logger, metrics: metrics, maxInFlight: configuration.photoMaxInFlight,
       photoTimeoutSeconds: configuration.photoTimeoutSeconds,
       migrate: { try await Migrator(pool: pool, logger: logger).migrateWhenReachable() })
+    return MonitoredService(service, endpoint: endpoint)
   }
 }

@@ -72,7 +72,7 @@ import Testing
     let setup = try Setup()
     try await setup.jetStream.ensureStream(name: setup.stream, subjects: [setup.subjects])
     let consumer = try await setup.jetStream.pullConsumer(
-      stream: setup.stream, durable: "slow", filter: setup.subjects, ackWaitSeconds: 1)
+      stream: setup.stream, durable: "slow", filter: setup.subjects, ackWaitSeconds: 3)
     let acked = try await setup.publish("acked", [1])
     let dropped = try await setup.publish("dropped", [2])
     let first = try await consumer.fetch(batch: 2, timeout: .seconds(5))
@@ -88,7 +88,7 @@ import Testing
     #expect(again[0].data == [2])
     try again[0].ack()
     // Longer than the ack wait: neither message comes back.
-    #expect(try await consumer.fetch(batch: 2, timeout: .milliseconds(1_500)).isEmpty)
+    #expect(try await consumer.fetch(batch: 2, timeout: .milliseconds(4_000)).isEmpty)
   }
 
   @Test func nakkedMessageComesBackWithoutWaitingForAckWait() async throws {

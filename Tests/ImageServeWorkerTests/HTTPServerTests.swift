@@ -64,11 +64,12 @@ import Testing
       try await Task.sleep(for: .milliseconds(50))
       let fastStart = ContinuousClock.now
       #expect(try await RawHTTP.get(server.port, "/fast").status == 200)
-      #expect(ContinuousClock.now - fastStart < .milliseconds(200))
+      #expect(ContinuousClock.now - fastStart < .seconds(1))
       return try await group.reduce(into: []) { $0.append($1) }
     }
     #expect(statuses == Array(repeating: 200, count: 64))
-    #expect(ContinuousClock.now - start < .seconds(3))
+    // One after another would take 19.2 s; the bound leaves room for a loaded machine.
+    #expect(ContinuousClock.now - start < .seconds(8))
     await server.stop()
   }
 

@@ -16,6 +16,8 @@ public final class WorkerProcess: @unchecked Sendable {
     environment["MOWDECK_DATABASE_URL"] = database.url
     environment["MOWDECK_NATS_URL"] = try TestServers.natsURL()
     environment["MOWDECK_NATS_SUBJECT_PREFIX"] = subjectPrefix
+    // Many workers share this machine: each picks a free port for /healthz and /metrics.
+    environment["MOWDECK_METRICS_LISTEN"] = "127.0.0.1:0"
     return environment
   }
 

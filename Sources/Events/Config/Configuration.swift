@@ -43,6 +43,8 @@ public struct Configuration: Sendable {
   public var pruneBatchSize: Int
   /// How long an APNs worker holds a delivery before another may send it again.
   public var apnsLeaseSeconds: Int
+  /// Where every worker answers `/healthz` and `/metrics`.
+  public var metricsListen: String
 
   public static let defaultDatabaseURL = "postgresql://mowdeck:mowdeck@127.0.0.1:5432/mowdeck"
 
@@ -93,7 +95,8 @@ public struct Configuration: Sendable {
       photoMaxInFlight: try reader.positive("MOWDECK_PHOTO_MAX_IN_FLIGHT", 1000),
       eventsRetentionDays: try reader.positive("MOWDECK_EVENTS_RETENTION_DAYS", 30),
       pruneBatchSize: try reader.positive("MOWDECK_PRUNE_BATCH_SIZE", 5000),
-      apnsLeaseSeconds: try reader.positive("MOWDECK_APNS_LEASE_SECONDS", 30)
+      apnsLeaseSeconds: try reader.positive("MOWDECK_APNS_LEASE_SECONDS", 30),
+      metricsListen: try reader.listenAddress("MOWDECK_METRICS_LISTEN") ?? "0.0.0.0:9090"
     )
   }
 

@@ -3,9 +3,9 @@ import Foundation
 
 struct TraceCommand: Command {
   static let path = ["trace"]
-  static let usage = "mowdeck trace ALARM_ID [--json]"
+  static let usage = "mowdeck trace ALARM_ID [--json | --summary]"
   static let summary = "print an alarm's whole story from the event log, with times since the alarm"
-  static let flagNames: Set<String> = ["json"]
+  static let flagNames: Set<String> = ["json", "summary"]
 
   static func run(_ arguments: Arguments, _ context: CommandContext) async throws {
     let text = try arguments.positional(0, "ALARM_ID")
@@ -26,9 +26,38 @@ struct TraceCommand: Command {
       return
     }
     say("alarm \(text.lowercased()), first event at \(Timestamp.format(first.recordedAt))")
+    if arguments.flag("summary") { say("  " + TraceLine.summary(story)) }
     for event in story {
       say(TraceLine.render(event, since: first.recordedAt))
     }
+  }
+}
+
+extension TraceLine {
+  /// "pushed at +3.1 ms, photo captured at +1.84 s, fetched by the phone at +2.10 s".
+  static func summary(_ story: [RecordedEvent]) -> String {
+    guard let start = story.first?.recordedAt else { return "no events" }
+    func at(_ type: String) -> String? {
+      story.first { $0.type == type }.map { event in
+        let elapsed = event.recordedAt.timeIntervalSince(start)
+        return elapsed < 1 ? String(format: "+%.1f ms", elapsed * 1000) : String(format: "+%.2f s", elapsed)
+      }
+    }
+    if story.contains(where: { $0.type == "alarm.rejected" }) { return "rejected" }
+    if story.contains(where: { $0.type == "alarm.suppressed" }) { return "suppressed (cooldown)" }
+    var parts: [String] = []
+    parts.append(at("delivery.sent").map { "pushed at \($0)" } ?? "not pushed yet")
+    if let captured = at("photo.captured") {
+      parts.append("photo captured at \(captured)")
+    } else if let failed = story.first(where: { $0.type == "photo.failed" }) {
+      parts.append("photo failed (\(failed.data["reason"] as? String ?? "?")) at \(at("photo.failed")!)")
+    } else if let skipped = story.first(where: { $0.type == "photo.skipped" }) {
+      parts.append("no photo (\(skipped.data["reason"] as? String ?? "?"))")
+    } else if story.contains(where: { $0.type == "image.reserved" }) {
+      parts.append("photo pending")
+    }
+    if let served = at("image.served") { parts.append("fetched by the phone at \(served)") }
+    return parts.joined(separator: ", ")
   }
 }
 

@@ -1,0 +1,37 @@
+/// Every worker's `/healthz` and `/metrics`, on `MOWDECK_METRICS_LISTEN`, for the compose
+/// health checks and Prometheus. One thread; it answers only those two routes.
+public enum MonitoringEndpoint {
+  public static func start(
+    listen: String, pool: DatabasePool, nats: NATSClient?, metrics: Metrics, logger: Logger
+  ) throws(HTTPServerError) -> HTTPServer {
+    var router = HTTPRouter()
+    router.addHealthAndMetrics(pool: pool, nats: nats, metrics: metrics)
+    return try HTTPServer.start(
+      listen: listen, router: router, logger: logger, metrics: metrics,
+      options: HTTPServer.Options(threads: 1, connectionLimit: 64))
+  }
+}
+
+/// A worker's service together with its monitoring endpoint: both run until the task is
+/// cancelled; the endpoint stops when the service ends.
+public struct MonitoredService<Wrapped: Service>: Service {
+  let service: Wrapped
+  let endpoint: HTTPServer
+
+  public init(_ service: Wrapped, endpoint: HTTPServer) {
+    self.service = service
+    self.endpoint = endpoint
+  }
+
+  public func run() async throws {
+    let serving = Task { await endpoint.run() }
+    defer { serving.cancel() }
+    do {
+      try await service.run()
+    } catch {
+      await endpoint.stop(grace: .seconds(1))
+      throw error
+    }
+    await endpoint.stop(grace: .seconds(1))
+  }
+}
