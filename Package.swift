@@ -65,6 +65,7 @@ let package = Package(
       name: "APNsSandboxTests", dependencies: ["APNsSandbox", "Events", "TestSupport"]),
     .testTarget(
       name: "ImageServeWorkerTests", dependencies: ["ImageServeWorker", "Events", "TestSupport"]),
+    .testTarget(name: "EndToEndTests", dependencies: ["Events", "TestSupport"]),
     .testTarget(
       name: "PruneWorkerTests", dependencies: ["PruneWorker", "Events", "TestSupport"]),
   ]

@@ -2,6 +2,7 @@
 # Starts or stops a throwaway PostgreSQL and a nats-server with JetStream, on free ports,
 # with all their data under one folder. `start DIR` writes DIR/env with the URLs.
 #   scripts/servers.sh start DIR     scripts/servers.sh stop DIR
+#   scripts/servers.sh restart-postgres DIR     scripts/servers.sh restart-nats DIR  (chaos tests)
 set -euo pipefail
 command=${1:?usage: servers.sh start|stop DIR}
 dir=${2:?usage: servers.sh start|stop DIR}
@@ -49,6 +50,23 @@ export MOWDECK_PG_BIN=$pgbin
 ENV
   echo "servers: PostgreSQL on 127.0.0.1:$pg_port, nats-server on 127.0.0.1:$nats_port ($dir)" >&2
   ;;
+restart-postgres)
+  # Immediate stop (as a crash), then start again on the same port and data.
+  as_postgres "$pgbin/pg_ctl" -D "$dir/pg/data" -m immediate stop >/dev/null
+  as_postgres "$pgbin/pg_ctl" -D "$dir/pg/data" -l "$dir/pg/server.log" -w start >/dev/null
+  ;;
+restart-nats)
+  # SIGKILL (as a crash), then the same port and JetStream store.
+  port=$(sed -n 's|.*MOWDECK_NATS_URL=nats://127.0.0.1:||p' "$dir/env")
+  kill -9 "$(cat "$dir/nats/pid")" 2>/dev/null || true
+  sleep 0.2
+  nats-server -js -a 127.0.0.1 -p "$port" -sd "$dir/nats" >>"$dir/nats/server.log" 2>&1 &
+  echo $! >"$dir/nats/pid"
+  for _ in $(seq 1 50); do
+    python3 -c "import socket; socket.create_connection(('127.0.0.1',$port),0.2)" 2>/dev/null && break
+    sleep 0.1
+  done
+  ;;
 stop)
   [ -d "$dir" ] || exit 0
   if [ -f "$dir/nats/pid" ]; then kill "$(cat "$dir/nats/pid")" 2>/dev/null || true; fi
@@ -57,7 +75,7 @@ stop)
   fi
   ;;
 *)
-  echo "usage: servers.sh start|stop DIR" >&2
+  echo "usage: servers.sh start|stop|restart-postgres|restart-nats DIR" >&2
   exit 2
   ;;
 esac

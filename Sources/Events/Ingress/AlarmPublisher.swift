@@ -46,8 +46,27 @@ public actor AlarmPublisher {
   deinit { listener?.cancel() }
 
   /// Publishes `payload` byte for byte on `subject`; returns the JetStream stream sequence.
-  public func publish(subject: String, payload: [UInt8]) async throws -> UInt64 {
-    let reply = try await nats.request(subject, payload, timeout: .seconds(5))
+  /// With `messageID`, a publish repeated after a lost acknowledgement (NATS restarting) is
+  /// stored once: JetStream drops duplicates of a `Nats-Msg-Id` within its window.
+  public func publish(subject: String, payload: [UInt8], messageID: String? = nil) async throws
+    -> UInt64
+  {
+    var backoff = Backoff(initial: 0.2, maximum: 2)
+    while true {
+      do {
+        return try await publishOnce(subject: subject, payload: payload, messageID: messageID)
+      } catch let error as NATSError {
+        // Without an id a retry could store the alarm twice: only idempotent ones retry.
+        guard messageID != nil, await backoff.wait() else { throw error }
+      }
+    }
+  }
+
+  private func publishOnce(subject: String, payload: [UInt8], messageID: String?) async throws
+    -> UInt64
+  {
+    let reply = try await nats.request(
+      subject, payload, headers: messageID.map { ["Nats-Msg-Id": $0] } ?? [:], timeout: .seconds(5))
     guard let ack = JSON.object(from: reply.data), let sequence = ack["seq"] as? Int else {
       let text = String(decoding: reply.data.prefix(200), as: UTF8.self)
       throw NATSError.call(operation: "publish to JetStream", status: text)
@@ -56,10 +75,10 @@ public actor AlarmPublisher {
   }
 
   /// Publishes and waits until the fan-out has committed the decision.
-  public func publishAndWait(subject: String, payload: [UInt8], timeout: Duration) async throws
-    -> DecidedAlarm
-  {
-    let sequence = try await publish(subject: subject, payload: payload)
+  public func publishAndWait(
+    subject: String, payload: [UInt8], messageID: String? = nil, timeout: Duration
+  ) async throws -> DecidedAlarm {
+    let sequence = try await publish(subject: subject, payload: payload, messageID: messageID)
     return try await waitDecided(sequence, timeout: timeout)
   }
 
@@ -69,8 +88,9 @@ public actor AlarmPublisher {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
       if let decided = await wait(sequence, upTo: .seconds(1)) { return decided }
+      // The database may be restarting: then ask again next second.
       if let pool,
-        let row = try await pool.query(
+        let row = try? await pool.query(
           "SELECT outcome FROM ingress_messages WHERE stream_seq = \(Int64(sequence))"
         ).first
       {

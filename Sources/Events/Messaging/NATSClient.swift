@@ -77,9 +77,10 @@ public final class NATSClient: @unchecked Sendable {
 
   /// Publishes `data` on `subject`, optionally with a reply subject and a content type.
   public func publish(
-    _ subject: String, _ data: [UInt8] = [], reply: String? = nil, contentType: String? = nil
+    _ subject: String, _ data: [UInt8] = [], reply: String? = nil, contentType: String? = nil,
+    headers: [String: String] = [:]
   ) throws(NATSError) {
-    if contentType == nil {
+    if contentType == nil, headers.isEmpty {
       let status = data.withUnsafeBytes { raw in
         reply.map { natsConnection_PublishRequest(connection, subject, $0, raw.baseAddress, Int32(raw.count)) }
           ?? natsConnection_Publish(connection, subject, raw.baseAddress, Int32(raw.count))
@@ -94,6 +95,7 @@ public final class NATSClient: @unchecked Sendable {
     try check(created, "create message")
     defer { natsMsg_Destroy(message) }
     if let contentType { try check(natsMsgHeader_Set(message, "Content-Type", contentType), "header") }
+    for (name, value) in headers { try check(natsMsgHeader_Set(message, name, value), "header") }
     try check(natsConnection_PublishMsg(connection, message), "publish")
   }
 
@@ -115,10 +117,12 @@ public final class NATSClient: @unchecked Sendable {
   /// Sends a request and awaits its reply without holding a thread: all replies arrive on
   /// one wildcard inbox subscription and are matched to their waiting task.
   public func request(
-    _ subject: String, _ data: [UInt8], contentType: String? = nil, timeout: Duration
+    _ subject: String, _ data: [UInt8], contentType: String? = nil, headers: [String: String] = [:],
+    timeout: Duration
   ) async throws(NATSError) -> NATSMessage {
     try await requests.request(
-      subject: subject, data: data, contentType: contentType, timeout: timeout, client: self)
+      subject: subject, data: data, contentType: contentType, headers: headers, timeout: timeout,
+      client: self)
   }
 
   /// Closes the connection; later calls fail.

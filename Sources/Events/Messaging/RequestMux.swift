@@ -42,7 +42,8 @@ final class RequestMux: Sendable {
   }
 
   func request(
-    subject: String, data: [UInt8], contentType: String?, timeout: Duration, client: NATSClient
+    subject: String, data: [UInt8], contentType: String?, headers: [String: String],
+    timeout: Duration, client: NATSClient
   ) async throws(NATSError) -> NATSMessage {
     let token = state.withLock { state -> UInt64 in
       state.nextToken += 1
@@ -59,7 +60,7 @@ final class RequestMux: Sendable {
             return
           }
           do {
-            try client.publish(subject, data, reply: reply, contentType: contentType)
+            try client.publish(subject, data, reply: reply, contentType: contentType, headers: headers)
           } catch {
             resume(token, with: .failure(error))
             return

@@ -5,6 +5,10 @@ import Foundation
 struct RecordedAlarm: Decodable {
   let subject: String
   let payload: String
+  /// Its line in the file, from 1.
+  var line = 0
+
+  enum CodingKeys: String, CodingKey { case subject, payload }
 
   static func load(path: String) throws -> [RecordedAlarm] {
     let text = try String(contentsOfFile: path, encoding: .utf8)
@@ -12,7 +16,9 @@ struct RecordedAlarm: Decodable {
     return try text.split(separator: "\n", omittingEmptySubsequences: true).enumerated().map {
       index, line in
       do {
-        return try decoder.decode(RecordedAlarm.self, from: Data(line.utf8))
+        var alarm = try decoder.decode(RecordedAlarm.self, from: Data(line.utf8))
+        alarm.line = index + 1
+        return alarm
       } catch {
         throw UsageError("\(path) line \(index + 1) is not {\"subject\", \"payload\"}")
       }
@@ -37,14 +43,16 @@ struct ReplayCommand: Command {
     let publisher = try await AlarmPublisher(
       nats: try context.nats(), subjects: context.subjects, pool: context.pool())
     let progress = ReplayProgress(total: alarms.count)
+    let runID = UUID().uuidString.prefix(8)
     let started = ContinuousClock.now
     try await withThrowingTaskGroup(of: Void.self) { group in
       for (subject, lane) in lanes {
         group.addTask {
           for alarm in lane {
+            // The line's own identity: a publish repeated after NATS comes back is stored once.
             let decided = try await publisher.publishAndWait(
               subject: prefix + subject, payload: Array(alarm.payload.utf8),
-              timeout: .seconds(timeout))
+              messageID: "replay-\(runID)-\(alarm.line)", timeout: .seconds(timeout))
             await progress.record(decided.outcome)
           }
         }

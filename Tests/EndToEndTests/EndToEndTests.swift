@@ -1,0 +1,61 @@
+import Events
+import Foundation
+import Testing
+import TestSupport
+
+/// The recorded fleet40 stream through the whole pipeline as processes, then the
+/// invariants: decisions, pushes, photos, the phone's fetch, the inbox.
+@Suite(.serialized) struct EndToEndTests {
+  let alarms = TestServers.fixture("fleet40.alarms.jsonl")
+  let expected = TestServers.fixture("fleet40.expected.jsonl")
+
+  @Test func fleet40ThroughTheWholePipeline() async throws {
+    let stack = try await PipelineStack()
+    defer { stack.stopAll() }
+    let replay = try await stack.mowdeck("replay", alarms)
+    #expect(replay.status == 0, "\(replay.output.suffix(1000))")
+    try await Invariants(stack: stack).check(alarms: alarms, expected: expected)
+  }
+
+  /// The same while a random worker is killed with SIGKILL every few seconds and started
+  /// again, and PostgreSQL and nats-server each crash and come back once. Its own servers,
+  /// so the other tests do not feel the restarts.
+  @Test func fleet40UnderChaos() async throws {
+    let servers = FileManager.default.temporaryDirectory.appendingPathComponent("chaos-\(UUID().uuidString.prefix(8))")
+    let script = TestServers.repositoryPath("scripts/servers.sh")
+    try runShell("'\(script)' start '\(servers.path)'")
+    defer { _ = try? runShell("'\(script)' stop '\(servers.path)'") }
+    let env = try runShell(". '\(servers.path)/env' && echo \"$MOWDECK_DATABASE_URL $MOWDECK_NATS_URL\"")
+      .trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ").map(String.init)
+    let stack = try await PipelineStack(databaseURL: env[0], natsURL: env[1])
+    defer { stack.stopAll() }
+    let replay = try WorkerProcess(
+      "mowdeck", arguments: ["replay", alarms, "--timeout", "120"], environment: stack.environment)
+    var log: [String] = []
+    var round = 0
+    while replay.isRunning {
+      try await Task.sleep(for: .seconds(2))
+      round += 1
+      guard replay.isRunning else { break }
+      if round == 3 {
+        try runShell("'\(script)' restart-postgres '\(servers.path)'")
+        log.append("restarted PostgreSQL")
+      } else if round == 6 {
+        try runShell("'\(script)' restart-nats '\(servers.path)'")
+        log.append("restarted nats-server")
+      } else {
+        let names = ["FanoutWorker", "PhotoWorker", "APNsWorker", "ImageServeWorker"]
+        let name = names.randomElement()!
+        let index = Int.random(in: 0..<2)
+        stack.kill(name, index)
+        try stack.restart(name, index)
+        log.append("SIGKILL \(name) #\(index)")
+      }
+    }
+    let status = try await replay.wait(timeout: .seconds(10))
+    #expect(status == 0, "\(replay.log.suffix(1500))")
+    #expect(log.contains("restarted PostgreSQL") && log.contains("restarted nats-server"), "\(log)")
+    print("chaos: \(log.joined(separator: "; "))")
+    try await Invariants(stack: stack).check(alarms: alarms, expected: expected)
+  }
+}

@@ -1,0 +1,103 @@
+import Events
+import Foundation
+import Testing
+import TestSupport
+
+/// What must hold once a replay is over, whatever happened during it.
+struct Invariants {
+  let stack: PipelineStack
+
+  func check(alarms: String, expected: String) async throws {
+    let db = stack.db
+    // 1. Exactly the expected decisions.
+    let decisions = try await stack.mowdeck("check-decisions", alarms, expected)
+    #expect(decisions.status == 0, "\(decisions.output.suffix(2000))")
+
+    // 2. Every delivery ends sent (the sandbox accepts every token), once per device.
+    try await eventually(timeout: .seconds(90), "every delivery to be sent") {
+      try await db.count("SELECT count(*) AS n FROM deliveries WHERE state <> 'sent'") == 0
+    }
+    var collapseByToken: [String: Set<String>] = [:]
+    var notificationsPushed: Set<String> = []
+    for push in stack.pushes() where push["status"] as? Int == 200 {
+      guard let token = push["token"] as? String,
+        let collapse = (push["headers"] as? [String: Any])?["apns-collapse-id"] as? String,
+        let payload = push["payload"] as? [String: Any],
+        let notification = payload["notification_id"] as? String
+      else { continue }
+      #expect(collapse == notification)
+      collapseByToken[token + " " + notification, default: []].insert(collapse)
+      notificationsPushed.insert(notification)
+    }
+    let deliveries = try await db.count("SELECT count(*) AS n FROM deliveries")
+    #expect(collapseByToken.count == deliveries, "every (device, notification) reached APNs")
+    let withDevices = try await db.count(
+      "SELECT count(DISTINCT notification_id) AS n FROM deliveries")
+    #expect(notificationsPushed.count == withDevices)
+
+    // 3. Every reserved photo ended, within the photo timeout plus a margin of its reservation.
+    try await eventually(timeout: .seconds(60), "every photo to end") {
+      try await db.count("SELECT count(*) AS n FROM photo_reservations WHERE state = 'pending'") == 0
+    }
+    let late = try await db.count(
+      """
+      SELECT count(*) AS n FROM photo_reservations
+      WHERE finished_at > created_at + make_interval(secs => \(PipelineStack.photoTimeout + 15))
+      """)
+    #expect(late == 0)
+
+    // 4. The phone gets each captured photo through its signed URL and 410 for each failed one.
+    let serve = stack.workers["ImageServeWorker"]!.first { $0.isRunning }!
+    let port = try await PipelineStack.listeningPort(of: serve)
+    var urls: [String: String] = [:]
+    for push in stack.pushes() {
+      if let payload = push["payload"] as? [String: Any], let url = payload["image_url"] as? String,
+        let notification = payload["notification_id"] as? String
+      {
+        urls[notification] = url  // the latest URL of each notification
+      }
+    }
+    let states = try await db.pool.query(
+      """
+      SELECT n.notification_id::text AS id, r.state FROM notifications n
+      JOIN photo_reservations r ON r.image_id = n.image_id
+      WHERE EXISTS (SELECT 1 FROM deliveries d WHERE d.notification_id = n.notification_id)
+      """)
+    var fetched = 0
+    for row in states {
+      let id = try row.string("id")
+      guard let url = urls[id] else {
+        Issue.record("notification \(id) with a photo and devices had no image_url")
+        continue
+      }
+      // The signed path and query, asked of the serving process over loopback HTTP.
+      let local = url.replacingOccurrences(of: "https://localhost", with: "http://127.0.0.1:\(port)")
+      let status = try runShell("curl -s -o /dev/null -w '%{http_code}' '\(local)'")
+      let want = try row.string("state") == "captured" ? "200" : "410"
+      if status != want {
+        // A photo captured 24 h ago or pruned beyond the newest 200 answers 410 too.
+        let kept = try await db.count(
+          "SELECT count(*) AS n FROM notification_images i JOIN notifications n USING (image_id) WHERE n.notification_id = \(UUID(uuidString: id)!)")
+        #expect(want == "200" && kept == 0 && status == "410", "\(id): \(status), wanted \(want)")
+      }
+      fetched += 1
+    }
+    #expect(fetched > 100)
+
+    // 5. The inbox says has_image exactly for the captured photos still stored.
+    let token = try await Directory(pool: db.pool).createSession(userID: "u-7-0003-0")
+    let inbox = try runShell(
+      "curl -s -H 'Authorization: Bearer \(token)' 'http://127.0.0.1:\(port)/api/v1/notifications/inbox?limit=100'")
+    let items = (JSON.object(from: Array(inbox.utf8))?["items"] as? [[String: Any]]) ?? []
+    #expect(!items.isEmpty)
+    for item in items {
+      guard let id = (item["notification_id"] as? String).flatMap(UUID.init(uuidString:)) else { continue }
+      let stored = try await db.count(
+        """
+        SELECT count(*) AS n FROM notifications n JOIN notification_images i USING (image_id)
+        WHERE n.notification_id = \(id) AND i.state = 'captured'
+        """)
+      #expect((item["has_image"] as? Bool) == (stored == 1), "\(id)")
+    }
+  }
+}
