@@ -22,4 +22,5 @@ swift test --skip-build "$@"
 if [ $# -eq 0 ]; then
   swift test --package-path apps/mobile/ios/NotificationServiceKit
   scripts/check-ios-release.sh
+  scripts/check-compose.sh
 fi
