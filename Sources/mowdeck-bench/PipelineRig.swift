@@ -17,39 +17,13 @@ final class PipelineRig: @unchecked Sendable {
     self.db = db
     let prefix = uniqueSubjectPrefix()
     subjects = Subjects(prefix: prefix)
-    pki = FileManager.default.temporaryDirectory.appendingPathComponent("mowdeck-pki")
-    try runShell("'\(TestServers.repositoryPath("scripts/make-test-pki.sh"))' '\(pki.path)'")
     record = FileManager.default.temporaryDirectory.appendingPathComponent("bench-pushes-\(prefix).jsonl")
     environment = try WorkerProcess.environment(database: db, subjectPrefix: prefix)
-    let sandbox = try WorkerProcess(
-      "APNsSandbox",
-      arguments: [
-        "--listen", "127.0.0.1:0", "--cert", pki.appendingPathComponent("server.pem").path,
-        "--key", pki.appendingPathComponent("server.key").path,
-        "--public-key", pki.appendingPathComponent("apns-key.pub.pem").path,
-        "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--topic", "app.mowdeck.mobile",
-        "--record", record.path,
-      ], environment: environment)
-    var found = 0
-    try await eventually(timeout: .seconds(15), "the sandbox to listen") {
-      for line in sandbox.log.split(separator: "\n") {
-        if let object = JSON.object(from: Array(line.utf8)), object["msg"] as? String == "listening",
-          let value = object["port"] as? Int
-        {
-          found = value
-          return true
-        }
-      }
-      return false
-    }
-    port = found
-    processes.append(sandbox)
-    environment["MOWDECK_NOTIFICATIONS_APNS_URL"] = "https://127.0.0.1:\(port)"
-    environment["MOWDECK_NOTIFICATIONS_APNS_SANDBOX_URL"] = "https://127.0.0.1:\(port)"
-    environment["MOWDECK_NOTIFICATIONS_APNS_CA_FILE"] = pki.appendingPathComponent("ca.pem").path
-    environment["MOWDECK_NOTIFICATIONS_APNS_KEY_PATH"] = pki.appendingPathComponent("apns-key.p8").path
-    environment["MOWDECK_NOTIFICATIONS_APNS_KEY_ID"] = "KEY1234567"
-    environment["MOWDECK_NOTIFICATIONS_APNS_TEAM_ID"] = "TEAM123456"
+    let sandbox = try await APNsSandboxHarness.start(environment: environment, record: record)
+    pki = sandbox.pki
+    port = sandbox.port
+    processes.append(sandbox.process)
+    environment.merge(sandbox.workerEnvironment) { $1 }
     environment["MOWDECK_NOTIFICATIONS_APP_URL"] = "https://owner.example"
     processes.append(
       try WorkerProcess(

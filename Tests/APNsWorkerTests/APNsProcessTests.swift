@@ -11,7 +11,6 @@ import TestSupport
   final class Stack: @unchecked Sendable {
     let db: TestDatabase
     let subjects: Subjects
-    let pki: URL
     let record: URL
     let behaviours: URL
     var environment: [String: String]
@@ -23,41 +22,16 @@ import TestSupport
       db = try await TestDatabase.make()
       let prefix = uniqueSubjectPrefix()
       subjects = Subjects(prefix: prefix)
-      pki = FileManager.default.temporaryDirectory.appendingPathComponent("mowdeck-pki")
-      try runShell("'\(TestServers.repositoryPath("scripts/make-test-pki.sh"))' '\(pki.path)'")
       let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("apns-\(prefix)")
       try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
       record = scratch.appendingPathComponent("pushes.jsonl")
       behaviours = scratch.appendingPathComponent("behaviours.json")
       try Data(JSON.encode(table).utf8).write(to: behaviours)
       environment = try WorkerProcess.environment(database: db, subjectPrefix: prefix)
-      sandbox = try WorkerProcess(
-        "APNsSandbox",
-        arguments: [
-          "--listen", "127.0.0.1:0", "--cert", pki.appendingPathComponent("server.pem").path,
-          "--key", pki.appendingPathComponent("server.key").path,
-          "--public-key", pki.appendingPathComponent("apns-key.pub.pem").path,
-          "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--topic", "app.mowdeck.mobile",
-          "--record", record.path, "--behaviour-file", behaviours.path,
-        ], environment: environment)
-      var port = 0
-      try await eventually(timeout: .seconds(15), "the sandbox to listen") { [sandbox] in
-        for line in sandbox.log.split(separator: "\n") {
-          if let object = JSON.object(from: Array(line.utf8)), object["msg"] as? String == "listening",
-            let value = object["port"] as? Int
-          {
-            port = value
-            return true
-          }
-        }
-        return false
-      }
-      environment["MOWDECK_NOTIFICATIONS_APNS_URL"] = "https://127.0.0.1:\(port)"
-      environment["MOWDECK_NOTIFICATIONS_APNS_SANDBOX_URL"] = "https://localhost:\(port)"
-      environment["MOWDECK_NOTIFICATIONS_APNS_CA_FILE"] = pki.appendingPathComponent("ca.pem").path
-      environment["MOWDECK_NOTIFICATIONS_APNS_KEY_PATH"] = pki.appendingPathComponent("apns-key.p8").path
-      environment["MOWDECK_NOTIFICATIONS_APNS_KEY_ID"] = "KEY1234567"
-      environment["MOWDECK_NOTIFICATIONS_APNS_TEAM_ID"] = "TEAM123456"
+      let harness = try await APNsSandboxHarness.start(
+        environment: environment, record: record, behaviourFile: behaviours)
+      sandbox = harness.process
+      environment.merge(harness.workerEnvironment) { $1 }
       environment["MOWDECK_NOTIFICATIONS_IMAGE_SECRET"] = APNsProcessTests.secret
       environment["MOWDECK_NOTIFICATIONS_APP_URL"] = "https://owner.example"
       environment["MOWDECK_APNS_LEASE_SECONDS"] = "4"

@@ -48,7 +48,7 @@ struct Invariants {
 
     // 4. The phone gets each captured photo through its signed URL and 410 for each failed one.
     let serve = stack.workers["ImageServeWorker"]!.first { $0.isRunning }!
-    let port = try await PipelineStack.listeningPort(of: serve)
+    let port = try await listeningPort(of: serve)
     var urls: [String: String] = [:]
     for push in stack.pushes() {
       if let payload = push["payload"] as? [String: Any], let url = payload["image_url"] as? String,

@@ -7,7 +7,6 @@ import TestSupport
 final class PipelineStack: @unchecked Sendable {
   let db: TestDatabase
   let subjects: Subjects
-  let pki: URL
   let record: URL
   var environment: [String: String]
   private(set) var workers: [String: [WorkerProcess]] = [:]
@@ -19,27 +18,12 @@ final class PipelineStack: @unchecked Sendable {
     try await db.importFleet40()
     let prefix = uniqueSubjectPrefix()
     subjects = Subjects(prefix: prefix)
-    pki = FileManager.default.temporaryDirectory.appendingPathComponent("mowdeck-pki")
-    try runShell("'\(TestServers.repositoryPath("scripts/make-test-pki.sh"))' '\(pki.path)'")
     record = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-\(prefix).jsonl")
     environment = try WorkerProcess.environment(database: db, subjectPrefix: prefix)
     if let natsURL { environment["MOWDECK_NATS_URL"] = natsURL }
-    let sandbox = try WorkerProcess(
-      "APNsSandbox",
-      arguments: [
-        "--listen", "127.0.0.1:0", "--cert", pki.appendingPathComponent("server.pem").path,
-        "--key", pki.appendingPathComponent("server.key").path,
-        "--public-key", pki.appendingPathComponent("apns-key.pub.pem").path,
-        "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--record", record.path,
-      ], environment: environment)
-    others.append(sandbox)
-    let port = try await Self.listeningPort(of: sandbox)
-    environment["MOWDECK_NOTIFICATIONS_APNS_URL"] = "https://127.0.0.1:\(port)"
-    environment["MOWDECK_NOTIFICATIONS_APNS_SANDBOX_URL"] = "https://127.0.0.1:\(port)"
-    environment["MOWDECK_NOTIFICATIONS_APNS_CA_FILE"] = pki.appendingPathComponent("ca.pem").path
-    environment["MOWDECK_NOTIFICATIONS_APNS_KEY_PATH"] = pki.appendingPathComponent("apns-key.p8").path
-    environment["MOWDECK_NOTIFICATIONS_APNS_KEY_ID"] = "KEY1234567"
-    environment["MOWDECK_NOTIFICATIONS_APNS_TEAM_ID"] = "TEAM123456"
+    let sandbox = try await APNsSandboxHarness.start(environment: environment, record: record)
+    others.append(sandbox.process)
+    environment.merge(sandbox.workerEnvironment) { $1 }
     environment["MOWDECK_NOTIFICATIONS_APP_URL"] = "https://localhost"
     environment["MOWDECK_NOTIFICATIONS_PHOTO_TIMEOUT_SECONDS"] = String(Self.photoTimeout)
     environment["MOWDECK_NOTIFICATIONS_HTTP_LISTEN"] = "127.0.0.1:0"
@@ -56,22 +40,6 @@ final class PipelineStack: @unchecked Sendable {
       workers[name] = try (0..<2).map { _ in try WorkerProcess(name, environment: environment) }
     }
     workers["PruneWorker"] = [try WorkerProcess("PruneWorker", environment: environment)]
-  }
-
-  static func listeningPort(of process: WorkerProcess) async throws -> Int {
-    var port = 0
-    try await eventually(timeout: .seconds(15), "\(process.name) to listen") {
-      for line in process.log.split(separator: "\n") {
-        if let object = JSON.object(from: Array(line.utf8)), object["msg"] as? String == "listening",
-          let value = object["port"] as? Int
-        {
-          port = value
-          return true
-        }
-      }
-      return false
-    }
-    return port
   }
 
   /// Replaces a replica by a new process (after a kill).
