@@ -48,10 +48,11 @@ final class PipelineRig: @unchecked Sendable {
   /// after the request was sent.
   func sandboxAnswerTimes(count: Int) throws -> Samples {
     let url = "https://127.0.0.1:\(port)/3/device/" + String(repeating: "0", count: 64)
-    let urls = Array(repeating: "'\(url)'", count: count).joined(separator: " ")
+    // `-o` is per URL: one for each, or the bodies would mix with the timings.
+    let urls = Array(repeating: "-o /dev/null '\(url)'", count: count).joined(separator: " ")
     let output = try runShell(
       "curl -s --http2 --cacert '\(pki.appendingPathComponent("ca.pem").path)' -X POST -d '{}' "
-        + "-o /dev/null -w '%{time_pretransfer} %{time_starttransfer}\\n' \(urls)")
+        + "-w '%{time_pretransfer} %{time_starttransfer}\\n' \(urls)")
     var samples = Samples()
     for line in output.split(separator: "\n") {
       let parts = line.split(separator: " ").compactMap { Double($0) }
