@@ -24,8 +24,10 @@ struct APNsService: Service {
     let inFlight = Counter()
     logger.info(
       "APNs worker running",
-      ["production": configuration.apnsURL, "sandbox": configuration.apnsSandboxURL,
-       "images": signer != nil && configuration.imageBaseURL != nil])
+      [
+        "production": configuration.apnsURL, "sandbox": configuration.apnsSandboxURL,
+        "images": signer != nil && configuration.imageBaseURL != nil,
+      ])
     await withDiscardingTaskGroup { group in
       var backoff = Backoff()
       while !Task.isCancelled {
@@ -64,7 +66,9 @@ struct APNsService: Service {
         if !written { metrics.increment("mowdeck_apns_stale_total") }
         return
       } catch {
-        logger.warning("recording a delivery failed, retrying", ["error": error, "delivery_id": delivery.deliveryID])
+        logger.warning(
+          "recording a delivery failed, retrying",
+          ["error": error, "delivery_id": delivery.deliveryID])
         // Stopping: the lease lapses and the delivery is sent again (same collapse id).
         guard await backoff.wait() else { return }
       }
@@ -74,10 +78,12 @@ struct APNsService: Service {
   /// One push, with at most one immediate retry after renewing a rejected provider token.
   private func attempt(_ delivery: ClaimedDelivery) async -> DeliveryStore.Outcome {
     guard delivery.deviceActive else {
-      return .failed(status: nil, reason: "device_inactive", deactivateDevice: false, apnsTimestamp: nil)
+      return .failed(
+        status: nil, reason: "device_inactive", deactivateDevice: false, apnsTimestamp: nil)
     }
     guard DeliveryPolicy.isWellFormed(token: delivery.token) else {
-      return .failed(status: nil, reason: "bad_token_format", deactivateDevice: false, apnsTimestamp: nil)
+      return .failed(
+        status: nil, reason: "bad_token_format", deactivateDevice: false, apnsTimestamp: nil)
     }
     var renewed = false
     while true {
@@ -113,7 +119,8 @@ struct APNsService: Service {
       case .retry(let status, let reason):
         return retryOrExpire(delivery, status: status, reason: reason, now: now)
       case .failed(let status, let reason, let deactivate, let timestamp):
-        return .failed(status: status, reason: reason, deactivateDevice: deactivate, apnsTimestamp: timestamp)
+        return .failed(
+          status: status, reason: reason, deactivateDevice: deactivate, apnsTimestamp: timestamp)
       }
     }
   }
@@ -122,15 +129,23 @@ struct APNsService: Service {
     -> DeliveryStore.Outcome
   {
     let delay = DeliveryPolicy.retryDelay(attempt: delivery.attempt)
-    if now.addingTimeInterval(delay).timeIntervalSince(delivery.createdAt) > DeliveryPolicy.maximumAgeSeconds {
-      return .failed(status: status, reason: "too_old_to_matter (\(reason))", deactivateDevice: false, apnsTimestamp: nil)
+    if now.addingTimeInterval(delay).timeIntervalSince(delivery.createdAt)
+      > DeliveryPolicy.maximumAgeSeconds
+    {
+      return .failed(
+        status: status, reason: "too_old_to_matter (\(reason))", deactivateDevice: false,
+        apnsTimestamp: nil)
     }
     return .retry(status: status, reason: reason, afterSeconds: delay)
   }
 
-  private func request(_ delivery: ClaimedDelivery, payload: PushPayload, jwt: String, now: Date) -> HTTPRequest {
-    let base = delivery.environment == "sandbox" ? configuration.apnsSandboxURL : configuration.apnsURL
-    let expiration = Int64(delivery.createdAt.timeIntervalSince1970) + Int64(DeliveryPolicy.maximumAgeSeconds)
+  private func request(_ delivery: ClaimedDelivery, payload: PushPayload, jwt: String, now: Date)
+    -> HTTPRequest
+  {
+    let base =
+      delivery.environment == "sandbox" ? configuration.apnsSandboxURL : configuration.apnsURL
+    let expiration =
+      Int64(delivery.createdAt.timeIntervalSince1970) + Int64(DeliveryPolicy.maximumAgeSeconds)
     return HTTPRequest(
       url: "\(base)/3/device/\(delivery.token)",
       headers: [

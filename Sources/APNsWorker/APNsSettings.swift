@@ -9,13 +9,15 @@ struct APNsSettings: Sendable {
 
   init(configuration: Configuration) throws(ConfigurationError) {
     guard let keyPath = configuration.apnsKeyPath else {
-      throw ConfigurationError(variable: "MOWDECK_NOTIFICATIONS_APNS_KEY_PATH", problem: "is not set")
+      throw ConfigurationError(
+        variable: "MOWDECK_NOTIFICATIONS_APNS_KEY_PATH", problem: "is not set")
     }
     guard let keyID = configuration.apnsKeyID else {
       throw ConfigurationError(variable: "MOWDECK_NOTIFICATIONS_APNS_KEY_ID", problem: "is not set")
     }
     guard let teamID = configuration.apnsTeamID else {
-      throw ConfigurationError(variable: "MOWDECK_NOTIFICATIONS_APNS_TEAM_ID", problem: "is not set")
+      throw ConfigurationError(
+        variable: "MOWDECK_NOTIFICATIONS_APNS_TEAM_ID", problem: "is not set")
     }
     self.keyPath = keyPath
     self.keyID = keyID

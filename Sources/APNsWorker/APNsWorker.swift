@@ -13,12 +13,14 @@ enum APNsWorker {
     let pool = DatabasePool(
       url: configuration.databaseURL, applicationName: "APNsWorker",
       maxConnections: configuration.databasePoolSize)
-    let nats = try NATSClient.connect(url: configuration.natsURL, name: "APNsWorker", logger: logger)
+    let nats = try NATSClient.connect(
+      url: configuration.natsURL, name: "APNsWorker", logger: logger)
     let metrics = Metrics()
     let endpoint = try MonitoringEndpoint.start(
       listen: configuration.metricsListen, pool: pool, nats: nats, metrics: metrics, logger: logger)
     let service = APNsService(
-      store: DeliveryStore(pool: pool, leaseSeconds: configuration.apnsLeaseSeconds), client: HTTP2Client(caFile: configuration.apnsCAFile),
+      store: DeliveryStore(pool: pool, leaseSeconds: configuration.apnsLeaseSeconds),
+      client: HTTP2Client(caFile: configuration.apnsCAFile),
       token: token, nats: nats, subjects: Subjects(prefix: configuration.natsSubjectPrefix),
       configuration: configuration, signer: signer, clock: clock, logger: logger,
       metrics: metrics, maxInFlight: 1000)

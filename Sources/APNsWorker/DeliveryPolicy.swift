@@ -48,7 +48,8 @@ enum DeliveryPolicy {
         let timestamp = (object?["timestamp"] as? NSNumber)?.int64Value
         let registered = Int64(deviceRegisteredAt.timeIntervalSince1970 * 1000)
         return .failed(
-          status: status, reason: reason, deactivateDevice: timestamp.map { $0 > registered } ?? true,
+          status: status, reason: reason,
+          deactivateDevice: timestamp.map { $0 > registered } ?? true,
           apnsTimestamp: timestamp)
       case 400 where reason == "BadDeviceToken":
         return .failed(status: status, reason: reason, deactivateDevice: true, apnsTimestamp: nil)
@@ -67,6 +68,8 @@ enum DeliveryPolicy {
   /// Whether a device token can be sent at all: 64 hexadecimal digits.
   static func isWellFormed(token: String) -> Bool {
     token.utf8.count == 64
-      && token.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) || (65...70).contains($0) }
+      && token.utf8.allSatisfy {
+        (48...57).contains($0) || (97...102).contains($0) || (65...70).contains($0)
+      }
   }
 }

@@ -52,7 +52,8 @@ final class HTTP2Client: @unchecked Sendable {
 
   func send(_ request: HTTPRequest) async -> HTTPResult {
     await withCheckedContinuation { continuation in
-      guard let transfer = Transfer(request: request, caFile: caFile, continuation: continuation) else {
+      guard let transfer = Transfer(request: request, caFile: caFile, continuation: continuation)
+      else {
         continuation.resume(returning: .failure("cannot create a curl handle"))
         return
       }
@@ -64,7 +65,10 @@ final class HTTP2Client: @unchecked Sendable {
   private func loop() {
     var active: [UnsafeMutableRawPointer: Transfer] = [:]
     while !stopping.withLock({ $0 }) {
-      for transfer in queue.withLock({ queue in defer { queue.removeAll() }; return queue }) {
+      for transfer in queue.withLock({ queue in
+        defer { queue.removeAll() }
+        return queue
+      }) {
         curl_multi_add_handle(multi, transfer.easy)
         active[transfer.easy] = transfer
       }
@@ -85,7 +89,10 @@ final class HTTP2Client: @unchecked Sendable {
       curl_multi_remove_handle(multi, easy)
       transfer.finish(CURLE_ABORTED_BY_CALLBACK)
     }
-    for transfer in queue.withLock({ queue in defer { queue.removeAll() }; return queue }) {
+    for transfer in queue.withLock({ queue in
+      defer { queue.removeAll() }
+      return queue
+    }) {
       transfer.finish(CURLE_ABORTED_BY_CALLBACK)
     }
     curl_multi_cleanup(multi)
@@ -102,7 +109,8 @@ private final class Transfer: @unchecked Sendable {
   private var responseHeaders: [String: String] = [:]
   private var continuation: CheckedContinuation<HTTPResult, Never>?
 
-  init?(request: HTTPRequest, caFile: String?, continuation: CheckedContinuation<HTTPResult, Never>) {
+  init?(request: HTTPRequest, caFile: String?, continuation: CheckedContinuation<HTTPResult, Never>)
+  {
     guard let easy = curl_easy_init() else { return nil }
     self.easy = easy
     self.continuation = continuation
@@ -123,7 +131,8 @@ private final class Transfer: @unchecked Sendable {
     // COPYPOSTFIELDS: curl keeps its own copy, so the Swift array need not outlive the call.
     request.body.withUnsafeBufferPointer { buffer in
       buffer.withMemoryRebound(to: CChar.self) {
-        _ = mowdeck_curl_easy_setopt_ptr(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress))
+        _ = mowdeck_curl_easy_setopt_ptr(
+          easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress))
       }
     }
     _ = mowdeck_curl_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(headerList))
@@ -163,7 +172,8 @@ private final class Transfer: @unchecked Sendable {
 }
 
 private func onBody(
-  _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?
+  _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int,
+  _ context: UnsafeMutableRawPointer?
 ) -> Int {
   guard let data, let context else { return 0 }
   let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
@@ -174,7 +184,8 @@ private func onBody(
 }
 
 private func onHeader(
-  _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?
+  _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int,
+  _ context: UnsafeMutableRawPointer?
 ) -> Int {
   guard let data, let context else { return 0 }
   let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()

@@ -18,7 +18,8 @@ final class ProviderToken: Sendable {
       case .unreadableKey(let path):
         return "configuration error: MOWDECK_NOTIFICATIONS_APNS_KEY_PATH cannot be read (\(path))"
       case .notAnECKey(let path):
-        return "configuration error: MOWDECK_NOTIFICATIONS_APNS_KEY_PATH is not a PKCS#8 P-256 key (\(path))"
+        return
+          "configuration error: MOWDECK_NOTIFICATIONS_APNS_KEY_PATH is not a PKCS#8 P-256 key (\(path))"
       case .signingFailed: return "signing the APNs provider token failed"
       }
     }
@@ -36,7 +37,10 @@ final class ProviderToken: Sendable {
   private let clock: any WallClock
   private let current = Mutex<Current?>(nil)
 
-  init(keyPath: String, keyID: String, teamID: String, clock: any WallClock, refreshSeconds: TimeInterval = 30 * 60)
+  init(
+    keyPath: String, keyID: String, teamID: String, clock: any WallClock,
+    refreshSeconds: TimeInterval = 30 * 60
+  )
     throws
   {
     guard let pem = FileManager.default.contents(atPath: keyPath), !pem.isEmpty else {
@@ -55,12 +59,15 @@ final class ProviderToken: Sendable {
   /// The token to send now: the cached one, or a new one when it is due.
   func jwt() throws -> String {
     let now = clock.now()
-    if let cached = current.withLock({ $0 }), now.timeIntervalSince(cached.issuedAt) < refreshSeconds {
+    if let cached = current.withLock({ $0 }),
+      now.timeIntervalSince(cached.issuedAt) < refreshSeconds
+    {
       return cached.jwt
     }
     let header = JSON.encode(["alg": "ES256", "kid": keyID])
     let claims = JSON.encode(["iss": teamID, "iat": Int(now.timeIntervalSince1970)])
-    let signingInput = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(claims.utf8))
+    let signingInput =
+      Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(claims.utf8))
     guard let signature = key.sign(Array(signingInput.utf8)) else { throw Failure.signingFailed }
     let token = signingInput + "." + Base64URL.encode(signature)
     current.withLock { $0 = Current(jwt: token, issuedAt: now) }

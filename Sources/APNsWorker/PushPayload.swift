@@ -13,9 +13,14 @@ struct PushPayload: Sendable {
   init(
     delivery: ClaimedDelivery, signer: ImageURLSigner?, origin: String?, ttlSeconds: Int, now: Date
   ) {
-    let text = AlarmText(kind: delivery.kind, mowerName: delivery.mowerName, reason: delivery.reason)
-    var aps: [String: Any] = ["alert": ["title": text.title, "body": text.body], "sound": "default"]
-    var payload: [String: Any] = ["notification_id": delivery.notificationID.uuidString.lowercased()]
+    let text = AlarmText(
+      kind: delivery.kind, mowerName: delivery.mowerName, reason: delivery.reason)
+    var aps: [String: Any] = [
+      "alert": ["title": text.title, "body": text.body], "sound": "default",
+    ]
+    var payload: [String: Any] = [
+      "notification_id": delivery.notificationID.uuidString.lowercased()
+    ]
     if delivery.imageID != nil, let signer, let origin {
       let expiry = Int64(now.timeIntervalSince1970) + Int64(ttlSeconds)
       let url = signer.url(origin: origin, notificationID: delivery.notificationID, expiry: expiry)

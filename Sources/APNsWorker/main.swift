@@ -4,7 +4,8 @@ import Foundation
 let configuration = Configuration.loadOrExit(component: "APNsWorker")
 let logger = Logger(component: "APNsWorker", minimumLevel: configuration.logLevel)
 do {
-  let service = try APNsWorker.make(configuration: configuration, logger: logger, clock: SystemClock())
+  let service = try APNsWorker.make(
+    configuration: configuration, logger: logger, clock: SystemClock())
   exit(await ServiceRunner.run(service, logger: logger))
 } catch let error as ConfigurationError {
   // One clear line, as for every bad setting; deliveries stay queued until a worker runs.

@@ -11,7 +11,8 @@ struct FrameLibrary: Sendable {
       Array(try Data(contentsOf: URL(fileURLWithPath: directory).appendingPathComponent($0)))
     }.filter { $0.count <= 524_288 }
     guard !frames.isEmpty else {
-      throw SimulatorOptions.Invalid(description: "no JPEG frames of at most 512 KiB in \(directory)")
+      throw SimulatorOptions.Invalid(
+        description: "no JPEG frames of at most 512 KiB in \(directory)")
     }
   }
 

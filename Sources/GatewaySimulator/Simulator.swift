@@ -27,8 +27,10 @@ final class Simulator: Service {
     try await nats.flush()
     logger.info(
       "camera simulator listening",
-      ["subject": subjects.photoRequestWildcard, "frames": frames.frames.count,
-       "latency_ms": "\(options.latencyMs)"])
+      [
+        "subject": subjects.photoRequestWildcard, "frames": frames.frames.count,
+        "latency_ms": "\(options.latencyMs)",
+      ])
     let reporter = Task {
       while !Task.isCancelled {
         try? await Task.sleep(for: .seconds(10))
@@ -43,7 +45,8 @@ final class Simulator: Service {
         let mower = mowerID(in: request.subject, prefix: subjects.prefix)
         let (behaviour, latency) = choose(for: mower)
         counts.withLock { $0[behaviour.name, default: 0] += 1 }
-        logger.info("photo request", ["mower_id": mower, "answer": behaviour.name, "latency_ms": latency])
+        logger.info(
+          "photo request", ["mower_id": mower, "answer": behaviour.name, "latency_ms": latency])
         group.addTask { await self.answer(reply: reply, behaviour: behaviour, latencyMs: latency) }
       }
     }
@@ -58,7 +61,9 @@ final class Simulator: Service {
   private func choose(for mower: String) -> (Behaviour, Int) {
     random.withLock { random in
       let latency = Int.random(in: options.latencyMs, using: &random)
-      if let fixed = options.perMower[mower] { return (fixed.behaviour, fixed.latencyMs ?? latency) }
+      if let fixed = options.perMower[mower] {
+        return (fixed.behaviour, fixed.latencyMs ?? latency)
+      }
       var draw = Double.random(in: 0..<1, using: &random)
       for (behaviour, share) in options.shares {
         if draw < share { return (behaviour, latency) }
@@ -73,16 +78,20 @@ final class Simulator: Service {
     do {
       switch behaviour {
       case .photo(let size):
-        let frame = size.map(FrameLibrary.synthetic) ?? random.withLock {
-          frames.frames[Int.random(in: 0..<frames.frames.count, using: &$0)]
-        }
+        let frame =
+          size.map(FrameLibrary.synthetic)
+          ?? random.withLock {
+            frames.frames[Int.random(in: 0..<frames.frames.count, using: &$0)]
+          }
         try nats.publish(reply, frame, contentType: "image/jpeg")
       case .asleep: try error("asleep", to: reply)
       case .noCamera: try error("no_camera", to: reply)
       case .busy: try error("busy", to: reply)
       case .otherError: try error("overheated", to: reply)
       case .garbage:
-        let bytes = random.withLock { rng in (0..<4096).map { _ in UInt8.random(in: 0...255, using: &rng) } }
+        let bytes = random.withLock { rng in
+          (0..<4096).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        }
         try nats.publish(reply, bytes, contentType: "image/jpeg")
       case .oversized:
         try nats.publish(reply, FrameLibrary.synthetic(size: 600_000), contentType: "image/jpeg")
@@ -98,7 +107,8 @@ final class Simulator: Service {
   }
 
   private func error(_ code: String, to reply: String) throws {
-    try nats.publish(reply, Array(JSON.encode(["error": code]).utf8), contentType: "application/json")
+    try nats.publish(
+      reply, Array(JSON.encode(["error": code]).utf8), contentType: "application/json")
   }
 }
 

@@ -27,14 +27,17 @@ struct SimulatorOptions: Sendable {
     let description: String
   }
 
-  static func parse(_ arguments: [String], environment: [String: String]) throws -> SimulatorOptions {
+  static func parse(_ arguments: [String], environment: [String: String]) throws -> SimulatorOptions
+  {
     var options = SimulatorOptions()
     options.natsURL = environment["MOWDECK_NATS_URL"] ?? options.natsURL
     options.subjectPrefix = environment["MOWDECK_NATS_SUBJECT_PREFIX"] ?? ""
     var index = 0
     func value() throws -> String {
       index += 1
-      guard index < arguments.count else { throw Invalid(description: "\(arguments[index - 1]) needs a value") }
+      guard index < arguments.count else {
+        throw Invalid(description: "\(arguments[index - 1]) needs a value")
+      }
       return arguments[index]
     }
     let shareFlags: [String: Behaviour] = [
@@ -55,7 +58,9 @@ struct SimulatorOptions: Sendable {
         case "--frames": options.framesDirectory = try value()
         case "--latency-ms": options.latencyMs = try parseRange(try value())
         case "--seed":
-          guard let seed = UInt64(try value()) else { throw Invalid(description: "--seed takes a number") }
+          guard let seed = UInt64(try value()) else {
+            throw Invalid(description: "--seed takes a number")
+          }
           options.seed = seed
         case "--mower":
           let text = try value()
@@ -68,7 +73,9 @@ struct SimulatorOptions: Sendable {
             throw Invalid(description: "unknown behaviour in --mower \(text)")
           }
           let latency = spec.count == 2 ? Int(spec[1]) : nil
-          if spec.count == 2, latency == nil { throw Invalid(description: "bad latency in --mower \(text)") }
+          if spec.count == 2, latency == nil {
+            throw Invalid(description: "bad latency in --mower \(text)")
+          }
           options.perMower[id] = (behaviour, latency)
         case "--help", "-h": throw Invalid(description: usage)
         default: throw Invalid(description: "unknown option \(flag)")

@@ -4,7 +4,8 @@ import Foundation
 let environment = ProcessInfo.processInfo.environment
 let options: SimulatorOptions
 do {
-  options = try SimulatorOptions.parse(Array(CommandLine.arguments.dropFirst()), environment: environment)
+  options = try SimulatorOptions.parse(
+    Array(CommandLine.arguments.dropFirst()), environment: environment)
 } catch {
   FileHandle.standardError.write(Data("GatewaySimulator: \(error)\n".utf8))
   exit(2)

@@ -15,7 +15,8 @@ enum CameraReply {
       return .failed(.tooLarge, detail: "\(data.count) bytes")
     }
     guard isCompleteJPEG(data) else {
-      return .failed(.notJPEG, detail: "\(data.count) bytes, content type \(type.isEmpty ? "none" : type)")
+      return .failed(
+        .notJPEG, detail: "\(data.count) bytes, content type \(type.isEmpty ? "none" : type)")
     }
     return .captured(data)
   }

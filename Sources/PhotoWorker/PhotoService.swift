@@ -83,7 +83,9 @@ struct PhotoService: Service {
 
   private func request(_ claim: PhotoClaim) async -> PhotoResult {
     let timeout = min(Double(photoTimeoutSeconds), claim.remainingSeconds)
-    let body = JSON.encode(["demand": "error_analysis", "frames": 1, "timeout_s": photoTimeoutSeconds])
+    let body = JSON.encode([
+      "demand": "error_analysis", "frames": 1, "timeout_s": photoTimeoutSeconds,
+    ])
     do {
       let reply = try await nats.request(
         subjects.photoRequest(mowerID: claim.mowerID), Array(body.utf8),
@@ -114,9 +116,11 @@ struct PhotoService: Service {
       labels: ["outcome": completion == .stale ? "stale" : outcome])
     logger.debug(
       "photo outcome",
-      ["image_id": claim.imageID, "mower_id": claim.mowerID, "outcome": outcome,
-       "stored": completion == .stored, "latency_ms": Int(latency * 1000),
-       "store_us": Int(store * 1_000_000)])
+      [
+        "image_id": claim.imageID, "mower_id": claim.mowerID, "outcome": outcome,
+        "stored": completion == .stored, "latency_ms": Int(latency * 1000),
+        "store_us": Int(store * 1_000_000),
+      ])
   }
 
   /// Every two seconds, extends the leases of the requests in flight in one statement.

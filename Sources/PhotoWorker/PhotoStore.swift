@@ -49,7 +49,8 @@ struct PhotoStore: Sendable {
         PhotoClaim(
           imageID: try row.uuid("image_id"), eventID: try row.uuid("event_id"),
           mowerID: try row.string("mower_id"), leaseToken: Int64(try row.int("lease_token")),
-          attempt: try row.int("attempts"), remainingSeconds: try row.optionalDouble("remaining") ?? 0)
+          attempt: try row.int("attempts"),
+          remainingSeconds: try row.optionalDouble("remaining") ?? 0)
       }
       try eventLog.append(
         claims.filter(\.isStillUseful).map { claim in

@@ -9,7 +9,8 @@ enum PhotoWorker {
     let pool = DatabasePool(
       url: configuration.databaseURL, applicationName: "PhotoWorker",
       maxConnections: configuration.databasePoolSize)
-    let nats = try NATSClient.connect(url: configuration.natsURL, name: "PhotoWorker", logger: logger)
+    let nats = try NATSClient.connect(
+      url: configuration.natsURL, name: "PhotoWorker", logger: logger)
     let store = PhotoStore(
       pool: pool, images: ImageStore(limits: ImageLimits(configuration: configuration)),
       photoTimeoutSeconds: configuration.photoTimeoutSeconds)

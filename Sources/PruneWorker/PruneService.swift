@@ -17,8 +17,10 @@ struct PruneService: Service {
     try await Migrator(pool: pool, logger: logger).migrateWhenReachable()
     logger.info(
       "prune worker running",
-      ["interval_s": intervalSeconds, "events_max_age_s": events.maximumAgeSeconds,
-       "batch": events.batchSize])
+      [
+        "interval_s": intervalSeconds, "events_max_age_s": events.maximumAgeSeconds,
+        "batch": events.batchSize,
+      ])
     while !Task.isCancelled {
       do {
         try await pass()
@@ -50,11 +52,16 @@ struct PruneService: Service {
 
   private func prunePhotosAndEvents() async throws {
     let removal = try await pool.withTransaction { tx in try images.enforceRetention(tx) }
-    metrics.increment("mowdeck_prune_images_total", by: Double(removal.expired), labels: ["why": "expired"])
-    metrics.increment("mowdeck_prune_images_total", by: Double(removal.pruned), labels: ["why": "pruned"])
+    metrics.increment(
+      "mowdeck_prune_images_total", by: Double(removal.expired), labels: ["why": "expired"])
+    metrics.increment(
+      "mowdeck_prune_images_total", by: Double(removal.pruned), labels: ["why": "pruned"])
     logger.info(
       "photos pruned",
-      ["expired": removal.expired, "beyond_keep": removal.pruned, "bytes_freed": removal.bytesFreed])
+      [
+        "expired": removal.expired, "beyond_keep": removal.pruned,
+        "bytes_freed": removal.bytesFreed,
+      ])
 
     let started = ContinuousClock.now
     var total = 0
@@ -70,7 +77,8 @@ struct PruneService: Service {
       if ContinuousClock.now - lastReport > .seconds(5) {
         lastReport = .now
         let rate = Double(total) / (ContinuousClock.now - started).seconds
-        logger.info("pruning events", ["removed": total, "batches": batches, "per_second": Int(rate)])
+        logger.info(
+          "pruning events", ["removed": total, "batches": batches, "per_second": Int(rate)])
         guard try await lease.acquire() else {
           logger.warning("lost the prune lease; stopping this pass")
           return
@@ -79,7 +87,9 @@ struct PruneService: Service {
     }
     logger.info(
       "events pruned",
-      ["removed": total, "batches": batches, "seconds": (ContinuousClock.now - started).seconds,
-       "stopped_early": Task.isCancelled])
+      [
+        "removed": total, "batches": batches, "seconds": (ContinuousClock.now - started).seconds,
+        "stopped_early": Task.isCancelled,
+      ])
   }
 }

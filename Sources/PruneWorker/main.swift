@@ -4,7 +4,9 @@ import Foundation
 let configuration = Configuration.loadOrExit(component: "PruneWorker")
 let logger = Logger(component: "PruneWorker", minimumLevel: configuration.logLevel)
 do {
-  exit(await ServiceRunner.run(try PruneWorker.make(configuration: configuration, logger: logger), logger: logger))
+  exit(
+    await ServiceRunner.run(
+      try PruneWorker.make(configuration: configuration, logger: logger), logger: logger))
 } catch {
   logger.error("cannot start", ["error": error])
   exit(1)

@@ -14,17 +14,25 @@ struct APNsBenchmark {
   let cameraMs: Int
 
   func run() async throws -> String {
-    let fanout = FanoutBenchmark(db: db, nats: nats, rate: rate, seconds: 0, throughputAlarms: 0, replicaCounts: [])
+    let fanout = FanoutBenchmark(
+      db: db, nats: nats, rate: rate, seconds: 0, throughputAlarms: 0, replicaCounts: [])
     try await fanout.seedFleet()
     let rig = try await PipelineRig(db: db, cameraLatency: "\(cameraMs)")
     defer { rig.stop() }
     let pgFloor = try await Floors.postgresInsertCommit(pool: db.pool, count: 300)
-    let natsFloor = try await Floors.natsRoundTrip(nats: nats, subject: rig.subjects.prefix + "floor", count: 500)
+    let natsFloor = try await Floors.natsRoundTrip(
+      nats: nats, subject: rig.subjects.prefix + "floor", count: 500)
     let sandboxFloor = try rig.sandboxAnswerTimes(count: 200)
     var table = TextTable("run", "n", "median", "p99", "max", "rate", "peak RSS")
-    table.add("floor: PostgreSQL insert+commit", "\(pgFloor.count)", ms(pgFloor.median), ms(pgFloor.p99), ms(pgFloor.maximum), "", "")
-    table.add("floor: NATS round trip", "\(natsFloor.count)", ms(natsFloor.median), ms(natsFloor.p99), ms(natsFloor.maximum), "", "")
-    table.add("floor: sandbox answer (curl, one connection)", "\(sandboxFloor.count)", ms(sandboxFloor.median), ms(sandboxFloor.p99), ms(sandboxFloor.maximum), "", "")
+    table.add(
+      "floor: PostgreSQL insert+commit", "\(pgFloor.count)", ms(pgFloor.median), ms(pgFloor.p99),
+      ms(pgFloor.maximum), "", "")
+    table.add(
+      "floor: NATS round trip", "\(natsFloor.count)", ms(natsFloor.median), ms(natsFloor.p99),
+      ms(natsFloor.maximum), "", "")
+    table.add(
+      "floor: sandbox answer (curl, one connection)", "\(sandboxFloor.count)",
+      ms(sandboxFloor.median), ms(sandboxFloor.p99), ms(sandboxFloor.maximum), "", "")
 
     // Pushes per second: deliveries queued directly, drained by one APNsWorker.
     try await rig.startWorkers(["APNsWorker"])
@@ -47,9 +55,12 @@ struct APNsBenchmark {
     let latencies = try await rig.alarmToPush(sent)
     table.add(
       "alarm -> push at sandbox, camera \(cameraMs) ms", "\(latencies.count)", ms(latencies.median),
-      ms(latencies.p99), ms(latencies.maximum), "\(rate) alarms/s", rig.rss("FanoutWorker") + " / " + rig.rss("APNsWorker"))
+      ms(latencies.p99), ms(latencies.maximum), "\(rate) alarms/s",
+      rig.rss("FanoutWorker") + " / " + rig.rss("APNsWorker"))
     let floorSum = natsFloor.median + pgFloor.median + sandboxFloor.median
-    table.add("p99 / floor sum (median floors)", "", "", String(format: "%.1fx", latencies.p99 / floorSum), "", "", "")
+    table.add(
+      "p99 / floor sum (median floors)", "", "", String(format: "%.1fx", latencies.p99 / floorSum),
+      "", "", "")
     return table.render()
   }
 }

@@ -8,7 +8,8 @@ enum Floors {
   static func postgresInsertCommit(pool: DatabasePool, payload: [UInt8]? = nil, count: Int = 500)
     async throws -> Samples
   {
-    try await pool.query("CREATE TABLE IF NOT EXISTS bench_floor (id bigserial, note text, bytes bytea)")
+    try await pool.query(
+      "CREATE TABLE IF NOT EXISTS bench_floor (id bigserial, note text, bytes bytea)")
     // Stored like notification_images.jpeg: out of line, uncompressed.
     try await pool.query("ALTER TABLE bench_floor ALTER COLUMN bytes SET STORAGE EXTERNAL")
     var samples = Samples()
@@ -16,7 +17,8 @@ enum Floors {
       let start = ContinuousClock.now
       _ = try await pool.withTransaction { tx in
         try tx.query(
-          "INSERT INTO bench_floor (note, bytes) VALUES (\(String(index)), \(payload.map(Bytes.init)))")
+          "INSERT INTO bench_floor (note, bytes) VALUES (\(String(index)), \(payload.map(Bytes.init)))"
+        )
       }
       samples.add(ContinuousClock.now - start)
     }

@@ -13,9 +13,12 @@ struct PhotoBenchmark {
   func run() async throws -> String {
     var table = TextTable("run", "photos", "median", "p99", "max", "wall", "worker peak RSS")
     for (name, bytes) in [("small.jpg", "20 KB"), ("near-limit.jpg", "480 KB")] {
-      let frame = Array(try Data(contentsOf: URL(fileURLWithPath: TestServers.fixture("photos/" + name))))
+      let frame = Array(
+        try Data(contentsOf: URL(fileURLWithPath: TestServers.fixture("photos/" + name))))
       let floor = try await Floors.postgresInsertCommit(pool: db.pool, payload: frame, count: 200)
-      table.add("floor: insert+commit of \(bytes) bytea", "\(floor.count)", ms(floor.median), ms(floor.p99), ms(floor.maximum), "", "")
+      table.add(
+        "floor: insert+commit of \(bytes) bytea", "\(floor.count)", ms(floor.median), ms(floor.p99),
+        ms(floor.maximum), "", "")
       for perTick in [1, 5] {
         let run = try await measure(frameFile: name, photos: photos, latency: "0", perTick: perTick)
         table.add(
@@ -26,7 +29,10 @@ struct PhotoBenchmark {
     }
     let burst = try await measure(
       frameFile: "small.jpg", photos: inFlight, latency: "2000", perTick: nil)
-    table.add("\(inFlight) in flight, 2 s camera, 20 KB", "\(burst.samples.count)", ms(burst.samples.median), ms(burst.samples.p99), ms(burst.samples.maximum), String(format: "%.1f s", burst.wall), burst.rss)
+    table.add(
+      "\(inFlight) in flight, 2 s camera, 20 KB", "\(burst.samples.count)",
+      ms(burst.samples.median), ms(burst.samples.p99), ms(burst.samples.maximum),
+      String(format: "%.1f s", burst.wall), burst.rss)
     return table.render()
   }
 
@@ -41,11 +47,13 @@ struct PhotoBenchmark {
     let frames = FileManager.default.temporaryDirectory.appendingPathComponent("frames-\(prefix)")
     try FileManager.default.createDirectory(at: frames, withIntermediateDirectories: true)
     try FileManager.default.copyItem(
-      atPath: TestServers.fixture("photos/" + frameFile), toPath: frames.appendingPathComponent(frameFile).path)
+      atPath: TestServers.fixture("photos/" + frameFile),
+      toPath: frames.appendingPathComponent(frameFile).path)
     var environment = try WorkerProcess.environment(database: db, subjectPrefix: prefix)
     environment["MOWDECK_LOG_LEVEL"] = "debug"
     let simulator = try WorkerProcess(
-      "GatewaySimulator", arguments: ["--frames", frames.path, "--latency-ms", latency], environment: environment)
+      "GatewaySimulator", arguments: ["--frames", frames.path, "--latency-ms", latency],
+      environment: environment)
     let worker = try WorkerProcess("PhotoWorker", environment: environment)
     defer {
       worker.stop()
@@ -54,7 +62,8 @@ struct PhotoBenchmark {
     try await eventually(timeout: .seconds(20), "workers to start") {
       worker.log.contains("photo worker running") && simulator.log.contains("listening")
     }
-    let before = try await db.count("SELECT count(*) AS n FROM photo_reservations WHERE state <> 'pending'")
+    let before = try await db.count(
+      "SELECT count(*) AS n FROM photo_reservations WHERE state <> 'pending'")
     let start = ContinuousClock.now
     let batch = perTick ?? photos
     var reserved = 0

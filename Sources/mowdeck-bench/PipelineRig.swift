@@ -17,7 +17,8 @@ final class PipelineRig: @unchecked Sendable {
     self.db = db
     let prefix = uniqueSubjectPrefix()
     subjects = Subjects(prefix: prefix)
-    record = FileManager.default.temporaryDirectory.appendingPathComponent("bench-pushes-\(prefix).jsonl")
+    record = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "bench-pushes-\(prefix).jsonl")
     environment = try WorkerProcess.environment(database: db, subjectPrefix: prefix)
     let sandbox = try await APNsSandboxHarness.start(environment: environment, record: record)
     pki = sandbox.pki
@@ -28,7 +29,9 @@ final class PipelineRig: @unchecked Sendable {
     processes.append(
       try WorkerProcess(
         "GatewaySimulator",
-        arguments: ["--frames", TestServers.repositoryPath("deploy/frames"), "--latency-ms", cameraLatency],
+        arguments: [
+          "--frames", TestServers.repositoryPath("deploy/frames"), "--latency-ms", cameraLatency,
+        ],
         environment: environment))
   }
 
@@ -37,7 +40,7 @@ final class PipelineRig: @unchecked Sendable {
     try await Task.sleep(for: .seconds(1))
   }
 
-  func stop() { processes.reversed().forEach { $0.stop() } }
+  func stop() { for item in processes.reversed() { item.stop() } }
 
   func rss(_ name: String) -> String {
     processes.filter { $0.name == name }.compactMap { peakRSSMiB(pid: $0.pid) }
@@ -83,14 +86,17 @@ final class PipelineRig: @unchecked Sendable {
   }
 
   private func nats(publish subject: String) async throws {
-    let client = try NATSClient.connect(url: try TestServers.natsURL(), name: "rig", logger: TestServers.logger)
+    let client = try NATSClient.connect(
+      url: try TestServers.natsURL(), name: "rig", logger: TestServers.logger)
     try client.publish(subject)
     try await client.flush()
   }
 
   /// Publishes alarms at `rate` for `seconds` (one in three a theft, with a photo), and
   /// returns each alarm's id with its publish time.
-  func publishAtRate(_ publisher: AlarmPublisher, rate: Int, seconds: Int) async throws -> [String: Date] {
+  func publishAtRate(_ publisher: AlarmPublisher, rate: Int, seconds: Int) async throws -> [String:
+    Date]
+  {
     let start = ContinuousClock.now
     var sent: [String: Date] = [:]
     try await withThrowingTaskGroup(of: Void.self) { group in
@@ -105,7 +111,8 @@ final class PipelineRig: @unchecked Sendable {
         ])
         sent[id] = Date()
         group.addTask {
-          _ = try await publisher.publish(subject: self.subjects.alarm(mowerID: mower), payload: Array(payload.utf8))
+          _ = try await publisher.publish(
+            subject: self.subjects.alarm(mowerID: mower), payload: Array(payload.utf8))
         }
       }
       try await group.waitForAll()
@@ -116,7 +123,9 @@ final class PipelineRig: @unchecked Sendable {
   /// Publish-to-sandbox latency of each alarm's first push.
   func alarmToPush(_ sent: [String: Date]) async throws -> Samples {
     var eventOf: [String: String] = [:]
-    for row in try await db.pool.query("SELECT notification_id::text AS n, event_id::text AS e FROM notifications") {
+    for row in try await db.pool.query(
+      "SELECT notification_id::text AS n, event_id::text AS e FROM notifications")
+    {
       eventOf[try row.string("n")] = try row.string("e")
     }
     var first: [String: Date] = [:]

@@ -39,7 +39,8 @@ struct PruneBenchmark {
       var most = 0
       var samples = 0
       while !Task.isCancelled {
-        let waiting = (try? await db.count("SELECT count(*) AS n FROM pg_locks WHERE NOT granted")) ?? 0
+        let waiting =
+          (try? await db.count("SELECT count(*) AS n FROM pg_locks WHERE NOT granted")) ?? 0
         most = max(most, waiting)
         samples += 1
         try? await Task.sleep(for: .milliseconds(20))
@@ -49,7 +50,9 @@ struct PruneBenchmark {
     let during = Task { () -> Samples in
       var all = Samples()
       while !Task.isCancelled {
-        for value in (try? await fanout.drive(publisher, subjects, count: rate, rate: rate))?.values ?? [] {
+        for value in (try? await fanout.drive(publisher, subjects, count: rate, rate: rate))?.values
+          ?? []
+        {
           all.add(value)
         }
       }
@@ -64,14 +67,17 @@ struct PruneBenchmark {
     let busy = await during.value
     let (mostWaiting, samples) = await sampler.value
     var table = TextTable("run", "alarms", "median", "p99", "max", "note")
-    table.add("fan-out without prune", "\(quiet.count)", ms(quiet.median), ms(quiet.p99), ms(quiet.maximum), "\(rate)/s")
+    table.add(
+      "fan-out without prune", "\(quiet.count)", ms(quiet.median), ms(quiet.p99), ms(quiet.maximum),
+      "\(rate)/s")
     table.add(
       "fan-out during prune", "\(busy.count)", ms(busy.median), ms(busy.p99), ms(busy.maximum),
       String(format: "p99 ratio %.2f", busy.p99 / quiet.p99))
     table.add(
       "prune of \(events) events", "", "", "", "",
-      String(format: "%.1f s, %.0f events/s, most waiting locks %d (%d samples)", pruneSeconds,
-             Double(events) / pruneSeconds, mostWaiting, samples))
+      String(
+        format: "%.1f s, %.0f events/s, most waiting locks %d (%d samples)", pruneSeconds,
+        Double(events) / pruneSeconds, mostWaiting, samples))
     return table.render()
   }
 }

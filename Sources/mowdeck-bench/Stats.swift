@@ -21,7 +21,6 @@ struct Samples {
   var maximum: Double { values.max() ?? .nan }
 }
 
-
 func ms(_ seconds: Double) -> String { String(format: "%.2f ms", seconds * 1000) }
 
 /// Peak resident set size of a process, from /proc, in MiB.

@@ -6,7 +6,10 @@ import TestSupport
 /// mode and starts throwaway servers (the same harness as the tests).
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let which = arguments.first else {
-  FileHandle.standardError.write(Data("usage: mowdeck-bench fanout [--rate N] [--seconds N] [--alarms N]\n       mowdeck-bench photo [--photos N] [--in-flight N]\n       mowdeck-bench prune [--events N] [--rate N]\n       mowdeck-bench apns [--pushes N] [--rate N] [--seconds N] [--camera-ms N]\n".utf8))
+  FileHandle.standardError.write(
+    Data(
+      "usage: mowdeck-bench fanout [--rate N] [--seconds N] [--alarms N]\n       mowdeck-bench photo [--photos N] [--in-flight N]\n       mowdeck-bench prune [--events N] [--rate N]\n       mowdeck-bench apns [--pushes N] [--rate N] [--seconds N] [--camera-ms N]\n"
+        .utf8))
   exit(2)
 }
 
@@ -19,7 +22,8 @@ func option(_ name: String, _ fallback: Int) -> Int {
 
 do {
   let db = try await TestDatabase.make()
-  let nats = try NATSClient.connect(url: try TestServers.natsURL(), name: "bench", logger: TestServers.logger)
+  let nats = try NATSClient.connect(
+    url: try TestServers.natsURL(), name: "bench", logger: TestServers.logger)
   switch which {
   case "fanout":
     let benchmark = FanoutBenchmark(
@@ -36,10 +40,12 @@ do {
     let benchmark = APNsBenchmark(
       db: db, nats: nats, pushes: option("pushes", 10_000), rate: option("rate", 200),
       seconds: option("seconds", 10), cameraMs: option("camera-ms", 20_000))
-    print("apns: pushes over one HTTP/2 connection to the sandbox; alarm to push with a slow camera")
+    print(
+      "apns: pushes over one HTTP/2 connection to the sandbox; alarm to push with a slow camera")
     print(try await benchmark.run())
   case "prune":
-    let benchmark = PruneBenchmark(db: db, nats: nats, events: option("events", 1_000_000), rate: option("rate", 200))
+    let benchmark = PruneBenchmark(
+      db: db, nats: nats, events: option("events", 1_000_000), rate: option("rate", 200))
     print("prune: 1,000,000 old events removed in batches of 5,000 while alarms flow")
     print(try await benchmark.run())
   default:

@@ -42,7 +42,9 @@ struct Arguments {
   func option(_ name: String) -> String? { options[name] }
 
   func required(_ name: String) throws -> String {
-    guard let value = options[name], !value.isEmpty else { throw UsageError("--\(name) is required") }
+    guard let value = options[name], !value.isEmpty else {
+      throw UsageError("--\(name) is required")
+    }
     return value
   }
 

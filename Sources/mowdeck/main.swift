@@ -8,7 +8,8 @@ let commands: [any Command.Type] = [
 ]
 
 @MainActor func overview() -> String {
-  var text = "usage: mowdeck <command> [options]   (mowdeck <command> --help for more)\n\ncommands:\n"
+  var text =
+    "usage: mowdeck <command> [options]   (mowdeck <command> --help for more)\n\ncommands:\n"
   for command in commands {
     let name = command.path.joined(separator: " ")
     text += "  " + name.padding(toLength: 18, withPad: " ", startingAt: 0) + command.summary + "\n"
@@ -24,13 +25,15 @@ else {
     say(overview())
     exit(words.isEmpty ? 2 : 0)
   }
-  FileHandle.standardError.write(Data("mowdeck: unknown command \"\(words.joined(separator: " "))\"\n\n\(overview())".utf8))
+  FileHandle.standardError.write(
+    Data("mowdeck: unknown command \"\(words.joined(separator: " "))\"\n\n\(overview())".utf8))
   exit(2)
 }
 
 let arguments: Arguments
 do {
-  arguments = try Arguments(Array(words.dropFirst(command.path.count)), flagNames: command.flagNames)
+  arguments = try Arguments(
+    Array(words.dropFirst(command.path.count)), flagNames: command.flagNames)
 } catch {
   FileHandle.standardError.write(Data("mowdeck: \(error)\nusage: \(command.usage)\n".utf8))
   exit(2)

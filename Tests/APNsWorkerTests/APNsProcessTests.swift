@@ -1,7 +1,7 @@
 import Events
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The APNs worker as a process, pushing through the APNsSandbox over real HTTP/2 and TLS,
 /// with alarms decided by a real FanoutWorker.
@@ -36,7 +36,8 @@ import TestSupport
       environment["MOWDECK_NOTIFICATIONS_APP_URL"] = "https://owner.example"
       environment["MOWDECK_APNS_LEASE_SECONDS"] = "4"
       environment.merge(extra) { $1 }
-      nats = try NATSClient.connect(url: try TestServers.natsURL(), name: "apns-tests", logger: TestServers.logger)
+      nats = try NATSClient.connect(
+        url: try TestServers.natsURL(), name: "apns-tests", logger: TestServers.logger)
       processes.append(try WorkerProcess("FanoutWorker", environment: environment))
     }
 
@@ -47,12 +48,13 @@ import TestSupport
     }
 
     func stopAll() {
-      processes.forEach { $0.stop() }
+      for item in processes { item.stop() }
       sandbox.stop()
     }
 
     /// A user seeing mower `m-1`, with one device per token.
-    func fleet(tokens: [String], environment deviceEnvironment: String = "production") async throws {
+    func fleet(tokens: [String], environment deviceEnvironment: String = "production") async throws
+    {
       let directory = Directory(pool: db.pool)
       try await directory.addUser(id: "u-1", name: "Owner")
       try await directory.grant(mowerID: "m-1", userID: "u-1")
@@ -69,7 +71,8 @@ import TestSupport
         "occurred_at": Timestamp.format(Date()), "mower_name": "Robbie", "reason": "trapped",
       ])
       _ = try await publisher.publishAndWait(
-        subject: subjects.alarm(mowerID: mower), payload: Array(payload.utf8), timeout: .seconds(20))
+        subject: subjects.alarm(mowerID: mower), payload: Array(payload.utf8), timeout: .seconds(20)
+      )
       return id
     }
 
@@ -82,7 +85,9 @@ import TestSupport
       try await db.count("SELECT count(*) AS n FROM deliveries WHERE state = 'queued'")
     }
 
-    func state(ofTokenPrefix token: String) async throws -> (delivery: String, active: Bool, reason: String?) {
+    func state(ofTokenPrefix token: String) async throws -> (
+      delivery: String, active: Bool, reason: String?
+    ) {
       let row = try await db.pool.query(
         """
         SELECT d.state, v.active,
@@ -115,11 +120,14 @@ import TestSupport
     try await stack.fleet(tokens: tokens)
     _ = try stack.start("APNsWorker")
     let alarm = try await stack.alarm()
-    try await eventually(timeout: .seconds(40), "every delivery to end") { try await stack.queued() == 0 }
+    try await eventually(timeout: .seconds(40), "every delivery to end") {
+      try await stack.queued() == 0
+    }
     let expected: [(Int, String, Bool, String?)] = [
       (0, "sent", true, nil), (1, "failed", false, "BadDeviceToken"),
       (2, "failed", false, "Unregistered"), (3, "failed", true, "Unregistered"),
-      (4, "sent", true, nil), (5, "sent", true, nil), (6, "sent", true, nil), (7, "sent", true, nil),
+      (4, "sent", true, nil), (5, "sent", true, nil), (6, "sent", true, nil),
+      (7, "sent", true, nil),
       (8, "failed", true, "BadCertificate"),
     ]
     for (index, delivery, active, reason) in expected {
@@ -141,7 +149,8 @@ import TestSupport
     // Every push carried the contract's headers; repeats of one notification share its id.
     let pushes = stack.pushes()
     #expect(pushes.count >= 9 + 1 + 2 + 1)
-    let collapse = Set(pushes.compactMap { ($0["headers"] as? [String: Any])?["apns-collapse-id"] as? String })
+    let collapse = Set(
+      pushes.compactMap { ($0["headers"] as? [String: Any])?["apns-collapse-id"] as? String })
     #expect(collapse.count == 1)
   }
 
@@ -153,7 +162,9 @@ import TestSupport
     _ = try stack.start("APNsWorker")
     _ = try await stack.alarm(kind: "mower_lifted")
     try await eventually(timeout: .seconds(30), "the push") { try await stack.queued() == 0 }
-    let urls = stack.pushes().compactMap { (($0["payload"] as? [String: Any])?["image_url"] as? String) }
+    let urls = stack.pushes().compactMap {
+      (($0["payload"] as? [String: Any])?["image_url"] as? String)
+    }
     #expect(urls.count == 2)
     let signer = ImageURLSigner(key: Array(Self.secret.utf8))
     for url in urls {
@@ -162,7 +173,8 @@ import TestSupport
       let id = String(parts.path.split(separator: "/").last ?? "")
       let e = parts.queryItems?.first { $0.name == "e" }?.value ?? ""
       let s = parts.queryItems?.first { $0.name == "s" }?.value ?? ""
-      guard case .valid = signer.verify(notificationID: id, expiry: e, signature: s, now: Date()) else {
+      guard case .valid = signer.verify(notificationID: id, expiry: e, signature: s, now: Date())
+      else {
         Issue.record("\(url) does not verify")
         continue
       }
@@ -197,8 +209,11 @@ import TestSupport
     try await Task.sleep(for: .milliseconds(700))
     first.kill()
     _ = try stack.start("APNsWorker")
-    try await eventually(timeout: .seconds(40), "every delivery to be sent") { try await stack.queued() == 0 }
-    #expect(try await stack.db.count("SELECT count(*) AS n FROM deliveries WHERE state = 'sent'") == 20)
+    try await eventually(timeout: .seconds(40), "every delivery to be sent") {
+      try await stack.queued() == 0
+    }
+    #expect(
+      try await stack.db.count("SELECT count(*) AS n FROM deliveries WHERE state = 'sent'") == 20)
     let pushes = stack.pushes()
     var byToken: [String: Set<String>] = [:]
     for push in pushes {
@@ -231,10 +246,13 @@ import TestSupport
     try await stack.fleet(tokens: [Self.token(4)])
     // Bypasses the directory's validation, as a corrupted row would.
     try await stack.db.pool.query(
-      "INSERT INTO devices (user_id, token, environment) VALUES ('u-1', 'not-a-token', 'production')")
+      "INSERT INTO devices (user_id, token, environment) VALUES ('u-1', 'not-a-token', 'production')"
+    )
     _ = try stack.start("APNsWorker")
     _ = try await stack.alarm()
-    try await eventually(timeout: .seconds(20), "both deliveries to end") { try await stack.queued() == 0 }
+    try await eventually(timeout: .seconds(20), "both deliveries to end") {
+      try await stack.queued() == 0
+    }
     #expect(try await stack.state(ofTokenPrefix: "not-a-token").reason == "bad_token_format")
     #expect(stack.pushes().count == 1)
     #expect(!stack.pushes().contains { ($0["token"] as? String)?.contains("not-a") == true })

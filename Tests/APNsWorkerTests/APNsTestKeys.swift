@@ -9,7 +9,8 @@ struct APNsTestKeys {
   var publicKey: String { directory.appendingPathComponent("apns-key.pub.pem").path }
 
   init() throws {
-    directory = FileManager.default.temporaryDirectory.appendingPathComponent("apns-keys-\(UUID().uuidString.prefix(8))")
+    directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "apns-keys-\(UUID().uuidString.prefix(8))")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     try runShell(
       "openssl ecparam -name prime256v1 -genkey -noout | openssl pkcs8 -topk8 -nocrypt -out '\(privateKey)'"
@@ -22,8 +23,10 @@ struct APNsTestKeys {
     let signatureFile = directory.appendingPathComponent("signature-\(UUID().uuidString.prefix(6))")
     try Data(message).write(to: messageFile)
     try Data(Self.der(rawSignature)).write(to: signatureFile)
-    return (try? runShell(
-      "openssl dgst -sha256 -verify '\(publicKey)' -signature '\(signatureFile.path)' '\(messageFile.path)'"))
+    return
+      (try? runShell(
+        "openssl dgst -sha256 -verify '\(publicKey)' -signature '\(signatureFile.path)' '\(messageFile.path)'"
+      ))
       != nil
   }
 

@@ -8,7 +8,8 @@ import Testing
   let registered = Date(timeIntervalSince1970: 1_800_000_000)
 
   func response(_ status: Int, _ body: String = "", apnsID: String? = nil) -> HTTPResult {
-    .response(status: status, headers: apnsID.map { ["apns-id": $0] } ?? [:], body: Array(body.utf8))
+    .response(
+      status: status, headers: apnsID.map { ["apns-id": $0] } ?? [:], body: Array(body.utf8))
   }
 
   func classify(_ result: HTTPResult) -> DeliveryAction {
@@ -21,7 +22,8 @@ import Testing
 
   @Test(arguments: [429, 500, 502, 503])
   func throttlingAndServerErrorsAreRetried(status: Int) {
-    guard case .retry(status, _) = classify(response(status, "{\"reason\":\"TooManyRequests\"}")) else {
+    guard case .retry(status, _) = classify(response(status, "{\"reason\":\"TooManyRequests\"}"))
+    else {
       Issue.record("\(status) must be retried")
       return
     }
@@ -37,27 +39,31 @@ import Testing
 
   @Test(arguments: ["ExpiredProviderToken", "InvalidProviderToken"])
   func aRejectedProviderTokenIsRenewed(reason: String) {
-    #expect(classify(response(403, "{\"reason\":\"\(reason)\"}")) == .renewTokenAndRetry(reason: reason))
+    #expect(
+      classify(response(403, "{\"reason\":\"\(reason)\"}")) == .renewTokenAndRetry(reason: reason))
   }
 
   @Test func aBadDeviceTokenDeactivatesTheDevice() {
     #expect(
       classify(response(400, "{\"reason\":\"BadDeviceToken\"}"))
-        == .failed(status: 400, reason: "BadDeviceToken", deactivateDevice: true, apnsTimestamp: nil))
+        == .failed(
+          status: 400, reason: "BadDeviceToken", deactivateDevice: true, apnsTimestamp: nil))
   }
 
   @Test func unregisteredAfterTheRegistrationDeactivates() {
     let later = Int64(registered.timeIntervalSince1970 * 1000) + 1
     #expect(
       classify(response(410, "{\"reason\":\"Unregistered\",\"timestamp\":\(later)}"))
-        == .failed(status: 410, reason: "Unregistered", deactivateDevice: true, apnsTimestamp: later))
+        == .failed(
+          status: 410, reason: "Unregistered", deactivateDevice: true, apnsTimestamp: later))
   }
 
   @Test func unregisteredBeforeTheRegistrationKeepsTheDevice() {
     let earlier = Int64(registered.timeIntervalSince1970 * 1000) - 1
     #expect(
       classify(response(410, "{\"reason\":\"Unregistered\",\"timestamp\":\(earlier)}"))
-        == .failed(status: 410, reason: "Unregistered", deactivateDevice: false, apnsTimestamp: earlier))
+        == .failed(
+          status: 410, reason: "Unregistered", deactivateDevice: false, apnsTimestamp: earlier))
   }
 
   @Test(arguments: [

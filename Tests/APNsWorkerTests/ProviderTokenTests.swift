@@ -8,7 +8,8 @@ import Testing
   @Test func theJWTCarriesKidIssIatAndAValidES256Signature() throws {
     let keys = try APNsTestKeys()
     let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
-    let token = try ProviderToken(keyPath: keys.privateKey, keyID: "KEY123", teamID: "TEAM42", clock: clock)
+    let token = try ProviderToken(
+      keyPath: keys.privateKey, keyID: "KEY123", teamID: "TEAM42", clock: clock)
     let jwt = try token.jwt()
     let parts = jwt.split(separator: ".").map(String.init)
     try #require(parts.count == 3)
@@ -22,9 +23,12 @@ import Testing
     #expect(claims["iat"] as? Int == 1_800_000_000)
     let signature = try #require(Base64URL.decode(parts[2]))
     #expect(signature.count == 64)
-    #expect(try keys.verify(message: Array((parts[0] + "." + parts[1]).utf8), rawSignature: signature))
+    #expect(
+      try keys.verify(message: Array((parts[0] + "." + parts[1]).utf8), rawSignature: signature))
     // A tampered message does not verify: the check can fail.
-    #expect(!(try keys.verify(message: Array((parts[0] + "." + parts[1] + "x").utf8), rawSignature: signature)))
+    #expect(
+      !(try keys.verify(
+        message: Array((parts[0] + "." + parts[1] + "x").utf8), rawSignature: signature)))
   }
 
   @Test func oneTokenServesManyPushesAndANewOneComesAfterTheRefreshInterval() throws {
@@ -56,8 +60,10 @@ import Testing
     #expect(throws: ProviderToken.Failure.self) {
       try ProviderToken(keyPath: "/nonexistent/key.p8", keyID: "K", teamID: "T", clock: clock)
     }
-    let garbage = FileManager.default.temporaryDirectory.appendingPathComponent("garbage-\(UUID()).p8")
-    try Data("-----BEGIN PRIVATE KEY-----\nnope\n-----END PRIVATE KEY-----\n".utf8).write(to: garbage)
+    let garbage = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "garbage-\(UUID()).p8")
+    try Data("-----BEGIN PRIVATE KEY-----\nnope\n-----END PRIVATE KEY-----\n".utf8).write(
+      to: garbage)
     do {
       _ = try ProviderToken(keyPath: garbage.path, keyID: "K", teamID: "T", clock: clock)
       Issue.record("a malformed key must be refused")

@@ -8,10 +8,13 @@ import Testing
   let signer = ImageURLSigner(key: Array("current-secret".utf8))
   let now = Date(timeIntervalSince1970: 1_800_000_000)
 
-  func delivery(imageID: UUID?, kind: String = "mower_stuck", reason: String? = "trapped") -> ClaimedDelivery {
+  func delivery(imageID: UUID?, kind: String = "mower_stuck", reason: String? = "trapped")
+    -> ClaimedDelivery
+  {
     let values: [String?] = [
       UUID().uuidString, UUID().uuidString, UUID().uuidString, "7", "1", "2026-11-29 10:00:00+00",
-      UUID().uuidString, String(repeating: "a", count: 64), "production", "t", "2026-11-01 00:00:00+00",
+      UUID().uuidString, String(repeating: "a", count: 64), "production", "t",
+      "2026-11-01 00:00:00+00",
       imageID?.uuidString, kind, "Robbie", reason,
     ]
     let columns = [
@@ -28,7 +31,9 @@ import Testing
 
   @Test func aReservedPhotoAddsMutableContentAndASignedURL() throws {
     let delivery = delivery(imageID: UUID())
-    let payload = PushPayload(delivery: delivery, signer: signer, origin: "https://owner.example", ttlSeconds: 600, now: now)
+    let payload = PushPayload(
+      delivery: delivery, signer: signer, origin: "https://owner.example", ttlSeconds: 600, now: now
+    )
     let json = try object(payload)
     let aps = try #require(json["aps"] as? [String: Any])
     #expect(aps["mutable-content"] as? Int == 1)
@@ -41,7 +46,9 @@ import Testing
     let url = try #require(URLComponents(string: text))
     #expect(url.scheme == "https")
     #expect(url.host == "owner.example")
-    #expect(url.path == "/api/v1/notifications/push-images/" + delivery.notificationID.uuidString.lowercased())
+    #expect(
+      url.path == "/api/v1/notifications/push-images/"
+        + delivery.notificationID.uuidString.lowercased())
     let expiry = try #require(url.queryItems?.first { $0.name == "e" }?.value)
     let signature = try #require(url.queryItems?.first { $0.name == "s" }?.value)
     #expect(expiry == "1800000600")
@@ -57,15 +64,19 @@ import Testing
 
   @Test func aRetryCarriesANewExpiry() throws {
     let delivery = delivery(imageID: UUID())
-    let first = PushPayload(delivery: delivery, signer: signer, origin: "https://o.example", ttlSeconds: 600, now: now)
+    let first = PushPayload(
+      delivery: delivery, signer: signer, origin: "https://o.example", ttlSeconds: 600, now: now)
     let retry = PushPayload(
-      delivery: delivery, signer: signer, origin: "https://o.example", ttlSeconds: 600, now: now.addingTimeInterval(30))
+      delivery: delivery, signer: signer, origin: "https://o.example", ttlSeconds: 600,
+      now: now.addingTimeInterval(30))
     #expect(first.imageURL != retry.imageURL)
     #expect(retry.imageURL?.contains("e=1800000630") == true)
   }
 
   @Test(arguments: [(false, true, true), (true, false, true), (true, true, false)])
-  func noImageURLWithoutOriginKeyOrReservation(hasOrigin: Bool, hasKey: Bool, hasReservation: Bool) throws {
+  func noImageURLWithoutOriginKeyOrReservation(hasOrigin: Bool, hasKey: Bool, hasReservation: Bool)
+    throws
+  {
     let payload = PushPayload(
       delivery: delivery(imageID: hasReservation ? UUID() : nil), signer: hasKey ? signer : nil,
       origin: hasOrigin ? "https://o.example" : nil, ttlSeconds: 600, now: now)

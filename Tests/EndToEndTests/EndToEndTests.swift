@@ -1,7 +1,7 @@
 import Events
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The recorded fleet40 stream through the whole pipeline as processes, then the
 /// invariants: decisions, pushes, photos, the phone's fetch, the inbox.
@@ -25,12 +25,15 @@ import TestSupport
       "unfinished: the replay outran the chaos schedule and one run hung after the replay; see the closing note of issue 8"
     ))
   func fleet40UnderChaos() async throws {
-    let servers = FileManager.default.temporaryDirectory.appendingPathComponent("chaos-\(UUID().uuidString.prefix(8))")
+    let servers = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "chaos-\(UUID().uuidString.prefix(8))")
     let script = TestServers.repositoryPath("scripts/servers.sh")
     try runShell("'\(script)' start '\(servers.path)'")
     defer { _ = try? runShell("'\(script)' stop '\(servers.path)'") }
-    let env = try runShell(". '\(servers.path)/env' && echo \"$MOWDECK_DATABASE_URL $MOWDECK_NATS_URL\"")
-      .trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ").map(String.init)
+    let env = try runShell(
+      ". '\(servers.path)/env' && echo \"$MOWDECK_DATABASE_URL $MOWDECK_NATS_URL\""
+    )
+    .trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ").map(String.init)
     let stack = try await PipelineStack(databaseURL: env[0], natsURL: env[1])
     defer { stack.stopAll() }
     let replay = try WorkerProcess(

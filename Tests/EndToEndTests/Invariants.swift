@@ -1,7 +1,7 @@
 import Events
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// What must hold once a replay is over, whatever happened during it.
 struct Invariants {
@@ -37,7 +37,8 @@ struct Invariants {
 
     // 3. Every reserved photo ended, within the photo timeout plus a margin of its reservation.
     try await eventually(timeout: .seconds(60), "every photo to end") {
-      try await db.count("SELECT count(*) AS n FROM photo_reservations WHERE state = 'pending'") == 0
+      try await db.count("SELECT count(*) AS n FROM photo_reservations WHERE state = 'pending'")
+        == 0
     }
     let late = try await db.count(
       """
@@ -71,13 +72,15 @@ struct Invariants {
         continue
       }
       // The signed path and query, asked of the serving process over loopback HTTP.
-      let local = url.replacingOccurrences(of: "https://localhost", with: "http://127.0.0.1:\(port)")
+      let local = url.replacingOccurrences(
+        of: "https://localhost", with: "http://127.0.0.1:\(port)")
       let status = try runShell("curl -s -o /dev/null -w '%{http_code}' '\(local)'")
       let want = try row.string("state") == "captured" ? "200" : "410"
       if status != want {
         // A photo captured 24 h ago or pruned beyond the newest 200 answers 410 too.
         let kept = try await db.count(
-          "SELECT count(*) AS n FROM notification_images i JOIN notifications n USING (image_id) WHERE n.notification_id = \(UUID(uuidString: id)!)")
+          "SELECT count(*) AS n FROM notification_images i JOIN notifications n USING (image_id) WHERE n.notification_id = \(UUID(uuidString: id)!)"
+        )
         #expect(want == "200" && kept == 0 && status == "410", "\(id): \(status), wanted \(want)")
       }
       fetched += 1
@@ -87,11 +90,14 @@ struct Invariants {
     // 5. The inbox says has_image exactly for the captured photos still stored.
     let token = try await Directory(pool: db.pool).createSession(userID: "u-7-0003-0")
     let inbox = try runShell(
-      "curl -s -H 'Authorization: Bearer \(token)' 'http://127.0.0.1:\(port)/api/v1/notifications/inbox?limit=100'")
+      "curl -s -H 'Authorization: Bearer \(token)' 'http://127.0.0.1:\(port)/api/v1/notifications/inbox?limit=100'"
+    )
     let items = (JSON.object(from: Array(inbox.utf8))?["items"] as? [[String: Any]]) ?? []
     #expect(!items.isEmpty)
     for item in items {
-      guard let id = (item["notification_id"] as? String).flatMap(UUID.init(uuidString:)) else { continue }
+      guard let id = (item["notification_id"] as? String).flatMap(UUID.init(uuidString:)) else {
+        continue
+      }
       let stored = try await db.count(
         """
         SELECT count(*) AS n FROM notifications n JOIN notification_images i USING (image_id)

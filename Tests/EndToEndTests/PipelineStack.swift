@@ -50,8 +50,8 @@ final class PipelineStack: @unchecked Sendable {
   func kill(_ name: String, _ index: Int) { workers[name]?[index].kill() }
 
   func stopAll() {
-    for list in workers.values { list.forEach { $0.stop() } }
-    others.forEach { $0.stop() }
+    for list in workers.values { for item in list { item.stop() } }
+    for item in others { item.stop() }
   }
 
   func mowdeck(_ arguments: String...) async throws -> (status: Int32, output: String) {

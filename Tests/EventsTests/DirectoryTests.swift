@@ -32,11 +32,11 @@ import Testing
     let names = try await db.pool.query("SELECT user_id, name FROM users")
     let stored = Dictionary(
       uniqueKeysWithValues: try names.map { (try $0.string("user_id"), try $0.string("name")) })
-    #expect(stored == Dictionary(uniqueKeysWithValues: fleet.users.map { ($0.user_id, $0.name) }))
+    #expect(stored == Dictionary(uniqueKeysWithValues: fleet.users.map { ($0.userID, $0.name) }))
     let grants = try await db.pool.query("SELECT mower_id || '/' || user_id AS g FROM grants")
     #expect(
       Set(try grants.map { try $0.string("g") })
-        == Set(fleet.grants.map { $0.mower_id + "/" + $0.user_id }))
+        == Set(fleet.grants.map { $0.mowerID + "/" + $0.userID }))
   }
 
   static let badTokens = [

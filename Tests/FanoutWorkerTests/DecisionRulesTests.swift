@@ -43,11 +43,14 @@ import Testing
 
   @Test(arguments: [(5, Decision.pushed(.reserved)), (6, .pushed(.skipped(.dailyLimit)))])
   func atMostSixPhotosPerDay(reservationsBefore: Int, expected: Decision) {
-    #expect(decide(.error, after: 0, state: MowerState(), reservations: reservationsBefore) == expected)
+    #expect(
+      decide(.error, after: 0, state: MowerState(), reservations: reservationsBefore) == expected)
   }
 
   @Test func noRecipientsNoPhoto() {
-    #expect(decide(.theft, after: 0, state: MowerState(), recipients: 0) == .pushed(.skipped(.noRecipients)))
+    #expect(
+      decide(.theft, after: 0, state: MowerState(), recipients: 0)
+        == .pushed(.skipped(.noRecipients)))
   }
 
   @Test func routineAlarmsNeverTakeAPhoto() {

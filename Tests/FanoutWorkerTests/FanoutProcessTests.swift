@@ -1,7 +1,7 @@
 import Events
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The fan-out as real processes against the real servers: the recorded fleet40 stream
 /// replayed through one and three replicas, replicas killed with SIGKILL, database
@@ -37,7 +37,7 @@ import TestSupport
   func replayingFleet40GivesExactlyTheExpectedDecisions(replicas: Int) async throws {
     let stack = try await Stack()
     let workers = try (0..<replicas).map { _ in try stack.worker() }
-    defer { workers.forEach { $0.stop() } }
+    defer { for item in workers { item.stop() } }
     let replay = try await stack.mowdeck("replay", alarms)
     #expect(replay.status == 0, "\(replay.output)")
     #expect(replay.output.contains("replayed 2906 alarms"))
@@ -51,8 +51,9 @@ import TestSupport
   @Test func aReplicaKilledWithSIGKILLMidReplayLosesAndDoublesNothing() async throws {
     let stack = try await Stack()
     var workers = [try stack.worker(), try stack.worker()]
-    defer { workers.forEach { $0.kill() } }
-    let replay = try WorkerProcess("mowdeck", arguments: ["replay", alarms], environment: stack.environment)
+    defer { for item in workers { item.kill() } }
+    let replay = try WorkerProcess(
+      "mowdeck", arguments: ["replay", alarms], environment: stack.environment)
     // Kill replicas at random moments while the replay runs, and start new ones.
     var killsMidReplay = 0
     for round in 0..<4 {
@@ -81,8 +82,9 @@ import TestSupport
   @Test func databaseConnectionsCutMidReplayLoseAndDoubleNothing() async throws {
     let stack = try await Stack()
     let workers = [try stack.worker(), try stack.worker()]
-    defer { workers.forEach { $0.stop() } }
-    let replay = try WorkerProcess("mowdeck", arguments: ["replay", alarms], environment: stack.environment)
+    defer { for item in workers { item.stop() } }
+    let replay = try WorkerProcess(
+      "mowdeck", arguments: ["replay", alarms], environment: stack.environment)
     let admin = DatabasePool(url: try TestServers.databaseURL(), applicationName: "test-killer")
     var cuts = 0
     while replay.isRunning, cuts < 15 {
@@ -116,7 +118,9 @@ import TestSupport
       "nats-\(UUID().uuidString.prefix(8))")
     let nats = Process()
     nats.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    nats.arguments = ["nats-server", "-js", "-a", "127.0.0.1", "-p", "\(port)", "-sd", storage.path]
+    nats.arguments = [
+      "nats-server", "-js", "-a", "127.0.0.1", "-p", "\(port)", "-sd", storage.path,
+    ]
     nats.standardOutput = FileHandle.nullDevice
     nats.standardError = FileHandle.nullDevice
     try nats.run()
@@ -124,7 +128,8 @@ import TestSupport
       nats.terminate()
       nats.waitUntilExit()
     }
-    let publish = try await stack.mowdeck("publish", "--mower", "m-7-0001", "--kind", "mower_lifted")
+    let publish = try await stack.mowdeck(
+      "publish", "--mower", "m-7-0001", "--kind", "mower_lifted")
     #expect(publish.status == 0, "\(publish.output)")
     #expect(publish.output.contains("pushed"))
     #expect(worker.log.contains("NATS not reachable yet"))

@@ -1,7 +1,7 @@
 import Events
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import FanoutWorker
 
@@ -87,8 +87,9 @@ import TestSupport
     #expect(photos == Array(repeating: "reserved", count: 6) + ["skipped:daily_limit"])
     // 24 h after the first reservation it leaves the window: a photo again.
     #expect(try await fixture.send("mower_lifted", after: 86_400).detail == "reserved")
-    #expect(try await fixture.send("mower_lifted", after: 86_400 + 3600 - 1).detail
-      == "skipped:daily_limit")
+    #expect(
+      try await fixture.send("mower_lifted", after: 86_400 + 3600 - 1).detail
+        == "skipped:daily_limit")
   }
 
   @Test func aFutureOccurredAtIsDecidedOnTheReceiveTime() async throws {
@@ -111,12 +112,14 @@ import TestSupport
     #expect(outcome.deliveries == 3)
     #expect(outcome.reservedImage)
     let db = fixture.db
-    #expect(try await db.count("SELECT count(*) AS n FROM notifications WHERE event_id = \(id)") == 3)
+    #expect(
+      try await db.count("SELECT count(*) AS n FROM notifications WHERE event_id = \(id)") == 3)
     #expect(try await db.count("SELECT count(DISTINCT inbox_item_id) AS n FROM notifications") == 3)
     #expect(try await db.count("SELECT count(*) AS n FROM deliveries WHERE state = 'queued'") == 3)
     #expect(
       try await db.count(
-        "SELECT count(*) AS n FROM notifications n JOIN photo_reservations r USING (image_id)") == 3)
+        "SELECT count(*) AS n FROM notifications n JOIN photo_reservations r USING (image_id)") == 3
+    )
     let story = try await fixture.events(id)
     #expect(story.filter { $0 == "notification.created" }.count == 3)
     #expect(story.filter { $0 == "delivery.queued" }.count == 3)
@@ -150,18 +153,25 @@ import TestSupport
     let garbage = Array("not json".utf8)
     for _ in 0..<2 {
       _ = try await fixture.store.handle(
-        subject: "notifications.alarms.m-1", payload: payload, streamSequence: 7, receivedAt: Self.t0)
+        subject: "notifications.alarms.m-1", payload: payload, streamSequence: 7,
+        receivedAt: Self.t0)
       _ = try await fixture.store.handle(
-        subject: "notifications.alarms.m-1", payload: garbage, streamSequence: 8, receivedAt: Self.t0)
+        subject: "notifications.alarms.m-1", payload: garbage, streamSequence: 8,
+        receivedAt: Self.t0)
     }
     let again = try await fixture.store.handle(
       subject: "notifications.alarms.m-1", payload: garbage, streamSequence: 8, receivedAt: Self.t0)
     #expect(again.kind == .alreadyHandled)
-    #expect(try await fixture.db.count("SELECT count(*) AS n FROM events WHERE type = 'alarm.rejected'") == 1)
-    #expect(try await fixture.db.count("SELECT count(*) AS n FROM events WHERE type = 'alarm.received'") == 1)
+    #expect(
+      try await fixture.db.count("SELECT count(*) AS n FROM events WHERE type = 'alarm.rejected'")
+        == 1)
+    #expect(
+      try await fixture.db.count("SELECT count(*) AS n FROM events WHERE type = 'alarm.received'")
+        == 1)
   }
 
-  @Test func aRejectionIsRecordedWithItsReasonAndCorrelatedByTheEventIDWhenThereIsOne() async throws {
+  @Test func aRejectionIsRecordedWithItsReasonAndCorrelatedByTheEventIDWhenThereIsOne() async throws
+  {
     let fixture = try await Fixture()
     let id = UUID()
     let payload = JSON.encode([

@@ -8,8 +8,9 @@ import Testing
   let subjects = Subjects(prefix: "")
   let subject = "notifications.alarms.m-1"
 
-  func parse(_ payload: String, subject: String? = nil) -> Result<IngressAlarm, IngressAlarm.Rejection>
-  {
+  func parse(_ payload: String, subject: String? = nil) -> Result<
+    IngressAlarm, IngressAlarm.Rejection
+  > {
     IngressAlarm.parse(
       subject: subject ?? self.subject, subjects: subjects, payload: Array(payload.utf8))
   }
@@ -45,33 +46,61 @@ import Testing
     ("", .invalidJSON),
     ("\u{00}\u{ff} garbage", .invalidJSON),
     ("[1, 2]", .invalidJSON),
-    ("{\"event_id\": \"7d7c3b0e-1111-4222-8333-444455556666\", \"mower_id\": \"m-1\"", .invalidJSON),
-    ("{\"mower_id\": \"m-1\", \"kind\": \"mower_lifted\", \"occurred_at\": \"2026-11-29T10:15:00Z\"}",
-     .missingEventID),
-    ("{\"event_id\": \"not-a-uuid\", \"mower_id\": \"m-1\", \"kind\": \"mower_lifted\", \"occurred_at\": \"2026-11-29T10:15:00Z\"}",
-     .invalidEventID),
-    ("{\"event_id\": 42, \"mower_id\": \"m-1\", \"kind\": \"mower_lifted\", \"occurred_at\": \"2026-11-29T10:15:00Z\"}",
-     .invalidEventID),
-    ("{\"event_id\": \"7d7c3b0e-1111-4222-8333-444455556666\", \"kind\": \"mower_lifted\", \"occurred_at\": \"2026-11-29T10:15:00Z\"}",
-     .missingMowerID),
-    ("{\"event_id\": \"7d7c3b0e-1111-4222-8333-444455556666\", \"mower_id\": \"\", \"kind\": \"mower_lifted\", \"occurred_at\": \"2026-11-29T10:15:00Z\"}",
-     .invalidMowerID),
-    ("{\"event_id\": \"7d7c3b0e-1111-4222-8333-444455556666\", \"mower_id\": \"m-other\", \"kind\": \"mower_lifted\", \"occurred_at\": \"2026-11-29T10:15:00Z\"}",
-     .subjectMismatch),
-    ("{\"event_id\": \"7d7c3b0e-1111-4222-8333-444455556666\", \"mower_id\": \"m-1\", \"occurred_at\": \"2026-11-29T10:15:00Z\"}",
-     .missingKind),
-    ("{\"event_id\": \"7d7c3b0e-1111-4222-8333-444455556666\", \"mower_id\": \"m-1\", \"kind\": 7, \"occurred_at\": \"2026-11-29T10:15:00Z\"}",
-     .invalidKind),
-    ("{\"event_id\": \"7d7c3b0e-1111-4222-8333-444455556666\", \"mower_id\": \"m-1\", \"kind\": \"mower_exploded\", \"occurred_at\": \"2026-11-29T10:15:00Z\"}",
-     .unknownKind),
-    ("{\"event_id\": \"7d7c3b0e-1111-4222-8333-444455556666\", \"mower_id\": \"m-1\", \"kind\": \"mower_lifted\"}",
-     .missingOccurredAt),
-    ("{\"event_id\": \"7d7c3b0e-1111-4222-8333-444455556666\", \"mower_id\": \"m-1\", \"kind\": \"mower_lifted\", \"occurred_at\": \"yesterday\"}",
-     .invalidOccurredAt),
-    ("{\"event_id\": \"7d7c3b0e-1111-4222-8333-444455556666\", \"mower_id\": \"m-1\", \"kind\": \"mower_lifted\", \"occurred_at\": \"2026-11-29T10:15:00Z\", \"mower_name\": 5}",
-     .invalidMowerName),
-    ("{\"event_id\": \"7d7c3b0e-1111-4222-8333-444455556666\", \"mower_id\": \"m-1\", \"kind\": \"mower_stuck\", \"occurred_at\": \"2026-11-29T10:15:00Z\", \"reason\": [1]}",
-     .invalidReason),
+    (
+      "{\"event_id\": \"7d7c3b0e-1111-4222-8333-444455556666\", \"mower_id\": \"m-1\"", .invalidJSON
+    ),
+    (
+      "{\"mower_id\": \"m-1\", \"kind\": \"mower_lifted\", \"occurred_at\": \"2026-11-29T10:15:00Z\"}",
+      .missingEventID
+    ),
+    (
+      "{\"event_id\": \"not-a-uuid\", \"mower_id\": \"m-1\", \"kind\": \"mower_lifted\", \"occurred_at\": \"2026-11-29T10:15:00Z\"}",
+      .invalidEventID
+    ),
+    (
+      "{\"event_id\": 42, \"mower_id\": \"m-1\", \"kind\": \"mower_lifted\", \"occurred_at\": \"2026-11-29T10:15:00Z\"}",
+      .invalidEventID
+    ),
+    (
+      "{\"event_id\": \"7d7c3b0e-1111-4222-8333-444455556666\", \"kind\": \"mower_lifted\", \"occurred_at\": \"2026-11-29T10:15:00Z\"}",
+      .missingMowerID
+    ),
+    (
+      "{\"event_id\": \"7d7c3b0e-1111-4222-8333-444455556666\", \"mower_id\": \"\", \"kind\": \"mower_lifted\", \"occurred_at\": \"2026-11-29T10:15:00Z\"}",
+      .invalidMowerID
+    ),
+    (
+      "{\"event_id\": \"7d7c3b0e-1111-4222-8333-444455556666\", \"mower_id\": \"m-other\", \"kind\": \"mower_lifted\", \"occurred_at\": \"2026-11-29T10:15:00Z\"}",
+      .subjectMismatch
+    ),
+    (
+      "{\"event_id\": \"7d7c3b0e-1111-4222-8333-444455556666\", \"mower_id\": \"m-1\", \"occurred_at\": \"2026-11-29T10:15:00Z\"}",
+      .missingKind
+    ),
+    (
+      "{\"event_id\": \"7d7c3b0e-1111-4222-8333-444455556666\", \"mower_id\": \"m-1\", \"kind\": 7, \"occurred_at\": \"2026-11-29T10:15:00Z\"}",
+      .invalidKind
+    ),
+    (
+      "{\"event_id\": \"7d7c3b0e-1111-4222-8333-444455556666\", \"mower_id\": \"m-1\", \"kind\": \"mower_exploded\", \"occurred_at\": \"2026-11-29T10:15:00Z\"}",
+      .unknownKind
+    ),
+    (
+      "{\"event_id\": \"7d7c3b0e-1111-4222-8333-444455556666\", \"mower_id\": \"m-1\", \"kind\": \"mower_lifted\"}",
+      .missingOccurredAt
+    ),
+    (
+      "{\"event_id\": \"7d7c3b0e-1111-4222-8333-444455556666\", \"mower_id\": \"m-1\", \"kind\": \"mower_lifted\", \"occurred_at\": \"yesterday\"}",
+      .invalidOccurredAt
+    ),
+    (
+      "{\"event_id\": \"7d7c3b0e-1111-4222-8333-444455556666\", \"mower_id\": \"m-1\", \"kind\": \"mower_lifted\", \"occurred_at\": \"2026-11-29T10:15:00Z\", \"mower_name\": 5}",
+      .invalidMowerName
+    ),
+    (
+      "{\"event_id\": \"7d7c3b0e-1111-4222-8333-444455556666\", \"mower_id\": \"m-1\", \"kind\": \"mower_stuck\", \"occurred_at\": \"2026-11-29T10:15:00Z\", \"reason\": [1]}",
+      .invalidReason
+    ),
   ]
 
   @Test(arguments: malformed)

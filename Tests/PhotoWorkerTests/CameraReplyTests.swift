@@ -69,7 +69,9 @@ import Testing
   }
 
   @Test func anUnreadableErrorReplyIsAGatewayError() {
-    guard case .failed(.gatewayError, _) = CameraReply.classify(reply(Array("{oops".utf8), type: "application/json"))
+    guard
+      case .failed(.gatewayError, _) = CameraReply.classify(
+        reply(Array("{oops".utf8), type: "application/json"))
     else {
       Issue.record("unreadable JSON must be gateway_error")
       return

@@ -1,7 +1,7 @@
 import Events
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// PhotoWorker processes against the camera simulator over a real nats-server and a real
 /// PostgreSQL. Serialized: the tests cut PhotoWorker connections and count rows.
@@ -19,7 +19,8 @@ import TestSupport
       var environment = try WorkerProcess.environment(database: db, subjectPrefix: prefix)
       environment["MOWDECK_NOTIFICATIONS_PHOTO_TIMEOUT_SECONDS"] = String(photoTimeout)
       self.environment = environment
-      nats = try NATSClient.connect(url: try TestServers.natsURL(), name: "photo-tests", logger: TestServers.logger)
+      nats = try NATSClient.connect(
+        url: try TestServers.natsURL(), name: "photo-tests", logger: TestServers.logger)
     }
 
     func photoWorker() throws -> WorkerProcess {
@@ -39,7 +40,9 @@ import TestSupport
 
     /// Reserves photos as the fan-out does: an alarm row and a pending reservation each.
     @discardableResult
-    func reserve(mower: String, count: Int = 1, createdSecondsAgo: Double = 0) async throws -> [UUID] {
+    func reserve(mower: String, count: Int = 1, createdSecondsAgo: Double = 0) async throws
+      -> [UUID]
+    {
       var images: [UUID] = []
       for _ in 0..<count {
         let event = UUID()
@@ -151,7 +154,8 @@ import TestSupport
     }
     for index in 0..<40 { try await stack.reserve(mower: "m-\(index)") }
     try await eventually(timeout: .seconds(10), "requests in flight") {
-      try await stack.db.count("SELECT count(*) AS n FROM events WHERE type = 'photo.requested'") == 40
+      try await stack.db.count("SELECT count(*) AS n FROM events WHERE type = 'photo.requested'")
+        == 40
     }
     first.kill()
     let second = try stack.photoWorker()
@@ -170,7 +174,8 @@ import TestSupport
     #expect(Set(try await stack.outcomes().values) == ["captured"])
     #expect(
       try await stack.db.count(
-        "SELECT count(*) AS n FROM events WHERE type = 'photo.requested' AND data->>'attempt' = '2'")
+        "SELECT count(*) AS n FROM events WHERE type = 'photo.requested' AND data->>'attempt' = '2'"
+      )
         == 40)
   }
 
@@ -179,7 +184,7 @@ import TestSupport
     let simulator = try await stack.simulator(["--latency-ms", "0-20"])
     defer { simulator.stop() }
     let workers = [try stack.photoWorker(), try stack.photoWorker()]
-    defer { workers.forEach { $0.stop() } }
+    defer { for item in workers { item.stop() } }
     let feeder = Task {
       for batch in 0..<20 { try await stack.reserve(mower: "m-\(batch)", count: 50) }
     }
@@ -189,13 +194,15 @@ import TestSupport
       most = max(most, try await stack.db.count("SELECT count(*) AS n FROM notification_images"))
       samples += 1
       try await Task.sleep(for: .milliseconds(20))
-    } while try await stack.db.count("SELECT count(*) AS n FROM photo_reservations WHERE state <> 'pending'") < 1000
+    } while try await stack.db.count(
+      "SELECT count(*) AS n FROM photo_reservations WHERE state <> 'pending'") < 1000
     try await feeder.value
     #expect(samples > 10)
     #expect(most <= 200)
     #expect(try await stack.db.count("SELECT count(*) AS n FROM notification_images") == 200)
     #expect(
-      try await stack.db.count("SELECT count(*) AS n FROM events WHERE type = 'image.pruned'") == 800)
+      try await stack.db.count("SELECT count(*) AS n FROM events WHERE type = 'image.pruned'")
+        == 800)
   }
 
   @Test func capturesInFlightWhenTheDatabaseConnectionsDropAreStillStored() async throws {
@@ -209,7 +216,8 @@ import TestSupport
     }
     for index in 0..<30 { try await stack.reserve(mower: "m-\(index)") }
     try await eventually(timeout: .seconds(10), "requests in flight") {
-      try await stack.db.count("SELECT count(*) AS n FROM events WHERE type = 'photo.requested'") == 30
+      try await stack.db.count("SELECT count(*) AS n FROM events WHERE type = 'photo.requested'")
+        == 30
     }
     let admin = DatabasePool(url: try TestServers.databaseURL(), applicationName: "test-killer")
     let cut = try await admin.query(

@@ -1,12 +1,13 @@
 import Events
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// PruneWorker processes: two at once, one killed mid-batch, and a photo flood.
 @Suite(.serialized) struct PruneProcessTests {
   func environment(_ db: TestDatabase, extra: [String: String] = [:]) throws -> [String: String] {
-    var environment = try WorkerProcess.environment(database: db, subjectPrefix: uniqueSubjectPrefix())
+    var environment = try WorkerProcess.environment(
+      database: db, subjectPrefix: uniqueSubjectPrefix())
     environment["MOWDECK_NOTIFICATIONS_PRUNE_INTERVAL_SECONDS"] = "1"
     environment["MOWDECK_PRUNE_BATCH_SIZE"] = "2000"
     environment.merge(extra) { $1 }
@@ -22,7 +23,7 @@ import TestSupport
       try WorkerProcess("PruneWorker", environment: environment),
       try WorkerProcess("PruneWorker", environment: environment),
     ]
-    defer { workers.forEach { $0.stop() } }
+    defer { for item in workers { item.stop() } }
     try await eventually(timeout: .seconds(60), "old events to go") {
       try await db.count("SELECT count(*) AS n FROM events") == 100
     }
@@ -78,16 +79,19 @@ import TestSupport
     let frames = FileManager.default.temporaryDirectory.appendingPathComponent("flood-\(prefix)")
     try FileManager.default.createDirectory(at: frames, withIntermediateDirectories: true)
     try FileManager.default.copyItem(
-      atPath: TestServers.fixture("photos/near-limit.jpg"), toPath: frames.appendingPathComponent("near-limit.jpg").path)
+      atPath: TestServers.fixture("photos/near-limit.jpg"),
+      toPath: frames.appendingPathComponent("near-limit.jpg").path)
     let simulator = try WorkerProcess(
-      "GatewaySimulator", arguments: ["--frames", frames.path, "--latency-ms", "0-50"], environment: environment)
+      "GatewaySimulator", arguments: ["--frames", frames.path, "--latency-ms", "0-50"],
+      environment: environment)
     let processes = [
       simulator, try WorkerProcess("PhotoWorker", environment: environment),
       try WorkerProcess("PhotoWorker", environment: environment),
       try WorkerProcess("PruneWorker", environment: environment),
     ]
-    defer { processes.forEach { $0.stop() } }
-    let nats = try NATSClient.connect(url: try TestServers.natsURL(), name: "flood", logger: TestServers.logger)
+    defer { for item in processes { item.stop() } }
+    let nats = try NATSClient.connect(
+      url: try TestServers.natsURL(), name: "flood", logger: TestServers.logger)
     let subjects = Subjects(prefix: prefix)
     let feeder = Task {
       let end = ContinuousClock.now + .seconds(seconds)
@@ -122,7 +126,8 @@ import TestSupport
       try await Task.sleep(for: .milliseconds(50))
     }
     try await feeder.value
-    let captured = try await db.count("SELECT count(*) AS n FROM photo_reservations WHERE state = 'captured'")
+    let captured = try await db.count(
+      "SELECT count(*) AS n FROM photo_reservations WHERE state = 'captured'")
     #expect(captured > seconds * 50, "the flood was too thin to test anything: \(captured)")
     #expect(mostRows <= 200)
     #expect(mostBytes <= 105_000_000)

@@ -1,7 +1,7 @@
 import Events
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Retention at each boundary, against a real PostgreSQL.
 @Suite struct RetentionTests {
@@ -25,7 +25,8 @@ import TestSupport
   }
 
   func exists(_ db: TestDatabase, _ image: UUID) async throws -> Bool {
-    try await db.count("SELECT count(*) AS n FROM notification_images WHERE image_id = \(image)") == 1
+    try await db.count("SELECT count(*) AS n FROM notification_images WHERE image_id = \(image)")
+      == 1
   }
 
   @Test(arguments: [false, true])
@@ -39,18 +40,23 @@ import TestSupport
     #expect(removal.expired == 1)
     #expect(try await exists(db, kept))
     #expect(!(try await exists(db, gone)))
-    #expect(try await db.count("SELECT count(*) AS n FROM events WHERE type = 'image.expired'") == 1)
+    #expect(
+      try await db.count("SELECT count(*) AS n FROM events WHERE type = 'image.expired'") == 1)
   }
 
   @Test func photosAndMarkersGetTheirOwnLifetimes() async throws {
     let db = try await TestDatabase.make()
     let images = ImageStore(limits: limits)
     try await db.pool.withTransaction { tx in
-      _ = try images.insert(imageID: UUID(), eventID: UUID(), jpeg: [0xFF, 0xD8, 0xFF, 0xD9], failureReason: nil, tx: tx)
-      _ = try images.insert(imageID: UUID(), eventID: UUID(), jpeg: nil, failureReason: "busy", tx: tx)
+      _ = try images.insert(
+        imageID: UUID(), eventID: UUID(), jpeg: [0xFF, 0xD8, 0xFF, 0xD9], failureReason: nil, tx: tx
+      )
+      _ = try images.insert(
+        imageID: UUID(), eventID: UUID(), jpeg: nil, failureReason: "busy", tx: tx)
     }
     let lifetimes = try await db.pool.query(
-      "SELECT state, round(extract(epoch FROM expires_at - created_at))::int AS s FROM notification_images ORDER BY state")
+      "SELECT state, round(extract(epoch FROM expires_at - created_at))::int AS s FROM notification_images ORDER BY state"
+    )
     #expect(try lifetimes.map { try $0.int("s") } == [24 * 3600, 3600])
   }
 

@@ -31,7 +31,8 @@ public struct APNsSandboxHarness: Sendable {
     ]
     if let behaviourFile { arguments += ["--behaviour-file", behaviourFile.path] }
     let process = try WorkerProcess("APNsSandbox", arguments: arguments, environment: environment)
-    return APNsSandboxHarness(process: process, port: try await listeningPort(of: process), pki: pki)
+    return APNsSandboxHarness(
+      process: process, port: try await listeningPort(of: process), pki: pki)
   }
 
   /// The settings that point an APNsWorker at this sandbox (both environments).

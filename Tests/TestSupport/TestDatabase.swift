@@ -10,9 +10,12 @@ public struct TestDatabase: Sendable {
 
   /// Creates and migrates a fresh schema.
   /// - Parameter baseURL: another server's database (a test that restarts its own server).
-  public static func make(migrated: Bool = true, baseURL: String? = nil) async throws -> TestDatabase {
+  public static func make(migrated: Bool = true, baseURL: String? = nil) async throws
+    -> TestDatabase
+  {
     let base = try baseURL ?? TestServers.databaseURL()
-    let schema = "t_" + UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: "")
+    let schema =
+      "t_" + UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: "")
     let admin = DatabasePool(url: base, applicationName: "test-admin", maxConnections: 1)
     try await admin.query("CREATE SCHEMA \(identifier: schema)")
     await admin.close()

@@ -44,7 +44,8 @@ public struct AlarmText: Sendable, Equatable {
     case "outside_area", "outside_the_area": return "The mower is outside its working area."
     case "wheel_slip": return "The mower's wheels are slipping."
     case "stuck", nil: return "The mower is stuck."
-    case let other?: return "The mower is stuck (\(other.replacingOccurrences(of: "_", with: " ")))."
+    case let other?:
+      return "The mower is stuck (\(other.replacingOccurrences(of: "_", with: " ")))."
     }
   }
 }

@@ -21,14 +21,17 @@ struct EnvironmentReader {
 
   func nonNegative(_ name: String, _ fallback: Int) throws(ConfigurationError) -> Int {
     let value = try integer(name, fallback)
-    guard value >= 0 else { throw ConfigurationError(variable: name, problem: "must not be negative") }
+    guard value >= 0 else {
+      throw ConfigurationError(variable: name, problem: "must not be negative")
+    }
     return value
   }
 
   private func integer(_ name: String, _ fallback: Int) throws(ConfigurationError) -> Int {
     guard let text = try string(name) else { return fallback }
     guard let value = Int(text) else {
-      throw ConfigurationError(variable: name, problem: "must be a whole number, got \(text.debugDescription)")
+      throw ConfigurationError(
+        variable: name, problem: "must be a whole number, got \(text.debugDescription)")
     }
     return value
   }
@@ -41,7 +44,8 @@ struct EnvironmentReader {
       let scheme = components.scheme?.lowercased(), scheme == "https" || scheme == "http",
       let host = components.host, !host.isEmpty
     else {
-      throw ConfigurationError(variable: name, problem: "must be an http(s) URL, got \(text.debugDescription)")
+      throw ConfigurationError(
+        variable: name, problem: "must be an http(s) URL, got \(text.debugDescription)")
     }
     return text
   }
@@ -55,7 +59,8 @@ struct EnvironmentReader {
         components.host != nil
       else {
         throw ConfigurationError(
-          variable: name, problem: "must be nats://host:port (comma-separated), got \(text.debugDescription)")
+          variable: name,
+          problem: "must be nats://host:port (comma-separated), got \(text.debugDescription)")
       }
     }
     return text
@@ -73,7 +78,8 @@ struct EnvironmentReader {
     guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
       (0...65535).contains(port), colon != text.startIndex
     else {
-      throw ConfigurationError(variable: name, problem: "must be host:port, got \(text.debugDescription)")
+      throw ConfigurationError(
+        variable: name, problem: "must be host:port, got \(text.debugDescription)")
     }
     return text
   }
@@ -82,7 +88,8 @@ struct EnvironmentReader {
     guard let text = try string(name) else { return nil }
     guard let level = Logger.Level(rawValue: text.lowercased()) else {
       throw ConfigurationError(
-        variable: name, problem: "must be debug, info, warning or error, got \(text.debugDescription)")
+        variable: name,
+        problem: "must be debug, info, warning or error, got \(text.debugDescription)")
     }
     return level
   }

@@ -51,10 +51,10 @@ public actor DatabasePool {
   /// Closes idle connections and refuses new work; connections in use close on release.
   public func close() {
     closed = true
-    idle.forEach { $0.close() }
+    for item in idle { item.close() }
     openCount -= idle.count
     idle.removeAll()
-    waiters.forEach { $0.resume() }
+    for item in waiters { item.resume() }
     waiters.removeAll()
   }
 

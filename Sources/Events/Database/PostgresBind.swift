@@ -78,7 +78,9 @@ public struct PostgresArray: PostgresEncodable {
       }
       out.append(UInt8(ascii: "\""))
       for byte in element.utf8 {
-        if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { out.append(UInt8(ascii: "\\")) }
+        if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+          out.append(UInt8(ascii: "\\"))
+        }
         out.append(byte)
       }
       out.append(UInt8(ascii: "\""))

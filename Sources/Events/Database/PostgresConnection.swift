@@ -128,7 +128,7 @@ public final class PostgresConnection: @unchecked Sendable {
     var pointers = [UnsafeMutablePointer<CChar>?](repeating: nil, count: count)
     var lengths = [Int32](repeating: 0, count: count)
     var formats = [Int32](repeating: 0, count: count)
-    defer { pointers.forEach { $0?.deallocate() } }
+    defer { for pointer in pointers { pointer?.deallocate() } }
     for (index, bind) in sql.binds.enumerated() {
       switch bind {
       case .null:
@@ -170,9 +170,11 @@ public final class PostgresConnection: @unchecked Sendable {
       let message = handle.map { String(cString: PQerrorMessage($0)) } ?? "connection closed"
       return .failure(.connectionFailed(message.trimmingCharacters(in: .whitespacesAndNewlines)))
     }
-    let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }
+    let state =
+      result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }
       .map { String(cString: $0) } ?? "XX000"
-    let message = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "M"))) }
+    let message =
+      result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "M"))) }
       .map { String(cString: $0) } ?? String(cString: PQerrorMessage(handle))
     let failure = DatabaseError.statementFailed(
       sqlState: state, message: Self.withoutValues(message, sqlState: state),
@@ -224,7 +226,7 @@ private func withCStrings<R>(
   _ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R
 ) -> R {
   let buffers = strings.map { strdup($0) }
-  defer { buffers.forEach { free($0) } }
+  defer { for item in buffers { free(item) } }
   var pointers: [UnsafePointer<CChar>?] = buffers.map { UnsafePointer($0) }
   pointers.append(nil)
   return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }

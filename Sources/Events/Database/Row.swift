@@ -44,7 +44,9 @@ public struct Row: Sendable {
 
   public func optionalDouble(_ column: String) throws(DatabaseError) -> Double? {
     guard let text = try optionalString(column) else { return nil }
-    guard let value = Double(text) else { throw .decodingFailed(column: column, expected: "number") }
+    guard let value = Double(text) else {
+      throw .decodingFailed(column: column, expected: "number")
+    }
     return value
   }
 

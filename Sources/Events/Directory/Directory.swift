@@ -43,7 +43,8 @@ public struct Directory: Sendable {
     try await requireUser(userID)
     try await addMower(id: mowerID, name: nil)
     try await pool.query(
-      "INSERT INTO grants (mower_id, user_id) VALUES (\(mowerID), \(userID)) ON CONFLICT DO NOTHING")
+      "INSERT INTO grants (mower_id, user_id) VALUES (\(mowerID), \(userID)) ON CONFLICT DO NOTHING"
+    )
   }
 
   /// Registers (or re-activates, or moves to this user) an APNs device token.
@@ -68,9 +69,10 @@ public struct Directory: Sendable {
   /// Removes a user's device; returns false when the user has no such token.
   public func removeDevice(userID: String, token: String) async throws -> Bool {
     try Self.validate(token: token)
-    return !(try await pool.query(
-      "DELETE FROM devices WHERE user_id = \(userID) AND token = \(token.lowercased()) RETURNING device_id"
-    ).isEmpty)
+    return
+      !(try await pool.query(
+        "DELETE FROM devices WHERE user_id = \(userID) AND token = \(token.lowercased()) RETURNING device_id"
+      ).isEmpty)
   }
 
   /// Creates a web session and returns its bearer token. Only its SHA-256 is stored.

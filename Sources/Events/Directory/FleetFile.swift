@@ -3,21 +3,37 @@ import Foundation
 /// The fleet description of `fleet40.fleet.json`: users, mowers, grants and devices.
 public struct FleetFile: Sendable, Decodable {
   public struct User: Sendable, Decodable {
-    public let user_id: String
+    public let userID: String
     public let name: String
+    enum CodingKeys: String, CodingKey {
+      case userID = "user_id"
+      case name
+    }
   }
   public struct Mower: Sendable, Decodable {
-    public let mower_id: String
+    public let mowerID: String
     public let name: String?
+    enum CodingKeys: String, CodingKey {
+      case mowerID = "mower_id"
+      case name
+    }
   }
   public struct Grant: Sendable, Decodable {
-    public let user_id: String
-    public let mower_id: String
+    public let userID: String
+    public let mowerID: String
+    enum CodingKeys: String, CodingKey {
+      case userID = "user_id"
+      case mowerID = "mower_id"
+    }
   }
   public struct Device: Sendable, Decodable {
-    public let user_id: String
+    public let userID: String
     public let token: String
     public let environment: String
+    enum CodingKeys: String, CodingKey {
+      case userID = "user_id"
+      case token, environment
+    }
   }
 
   public let users: [User]
@@ -38,28 +54,28 @@ extension Directory {
       try tx.query(
         """
         INSERT INTO users (user_id, name)
-        SELECT * FROM unnest(\(PostgresArray(fleet.users.map(\.user_id)))::text[],
+        SELECT * FROM unnest(\(PostgresArray(fleet.users.map(\.userID)))::text[],
                              \(PostgresArray(fleet.users.map(\.name)))::text[])
         ON CONFLICT (user_id) DO UPDATE SET name = EXCLUDED.name
         """)
       try tx.query(
         """
         INSERT INTO mowers (mower_id, name)
-        SELECT * FROM unnest(\(PostgresArray(fleet.mowers.map(\.mower_id)))::text[],
+        SELECT * FROM unnest(\(PostgresArray(fleet.mowers.map(\.mowerID)))::text[],
                              \(PostgresArray(fleet.mowers.map(\.name)))::text[])
         ON CONFLICT (mower_id) DO UPDATE SET name = EXCLUDED.name
         """)
       try tx.query(
         """
         INSERT INTO grants (mower_id, user_id)
-        SELECT * FROM unnest(\(PostgresArray(fleet.grants.map(\.mower_id)))::text[],
-                             \(PostgresArray(fleet.grants.map(\.user_id)))::text[])
+        SELECT * FROM unnest(\(PostgresArray(fleet.grants.map(\.mowerID)))::text[],
+                             \(PostgresArray(fleet.grants.map(\.userID)))::text[])
         ON CONFLICT DO NOTHING
         """)
       try tx.query(
         """
         INSERT INTO devices (user_id, token, environment)
-        SELECT * FROM unnest(\(PostgresArray(fleet.devices.map(\.user_id)))::text[],
+        SELECT * FROM unnest(\(PostgresArray(fleet.devices.map(\.userID)))::text[],
                              \(PostgresArray(fleet.devices.map { $0.token.lowercased() }))::text[],
                              \(PostgresArray(fleet.devices.map(\.environment)))::text[])
         ON CONFLICT (token) DO NOTHING

@@ -15,15 +15,15 @@ public struct EventLog: Sendable {
   /// (as the final statement after data-modifying CTEs) to save a round trip.
   public func insertStatement(_ events: [NewEvent]) -> SQL {
     """
-      INSERT INTO events (type, correlation_id, causation_id, data)
-      SELECT t, c, k, d::jsonb
-      FROM unnest(\(PostgresArray(events.map(\.type.rawValue)))::text[],
-                  \(PostgresArray(events.map(\.correlationID)))::uuid[],
-                  \(PostgresArray(events.map(\.causationID)))::uuid[],
-                  \(PostgresArray(events.map(\.dataJSON)))::text[])
-        WITH ORDINALITY AS e(t, c, k, d, n)
-      ORDER BY n
-      """
+    INSERT INTO events (type, correlation_id, causation_id, data)
+    SELECT t, c, k, d::jsonb
+    FROM unnest(\(PostgresArray(events.map(\.type.rawValue)))::text[],
+                \(PostgresArray(events.map(\.correlationID)))::uuid[],
+                \(PostgresArray(events.map(\.causationID)))::uuid[],
+                \(PostgresArray(events.map(\.dataJSON)))::text[])
+      WITH ORDINALITY AS e(t, c, k, d, n)
+    ORDER BY n
+    """
   }
 
   /// The whole story of one alarm, in order.
@@ -82,7 +82,8 @@ extension EventLog {
         "SELECT tx_id::text AS tx_id, position FROM event_cursors WHERE reader = \(reader)"
       ).first
     else { return .start }
-    return EventCursor(transactionID: try row.string("tx_id"), position: Int64(try row.int("position")))
+    return EventCursor(
+      transactionID: try row.string("tx_id"), position: Int64(try row.int("position")))
   }
 }
 

@@ -40,7 +40,9 @@ public actor Doorbell {
   }
 
   /// Rings this doorbell for every message on `subject` until the task is cancelled.
-  public nonisolated func listen(to subject: String, on nats: NATSClient) throws -> Task<Void, Never> {
+  public nonisolated func listen(to subject: String, on nats: NATSClient) throws -> Task<
+    Void, Never
+  > {
     let subscription = try nats.subscribe(subject, bufferLimit: 16)
     return Task {
       for await _ in subscription { await self.ring() }

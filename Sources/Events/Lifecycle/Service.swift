@@ -21,7 +21,7 @@ public enum ServiceRunner {
       source.resume()
       sources.append(source)
     }
-    defer { sources.forEach { $0.cancel() } }
+    defer { for item in sources { item.cancel() } }
 
     let work = Task { try await service.run() }
     let watcher = Task {

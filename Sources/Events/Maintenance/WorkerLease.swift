@@ -9,7 +9,10 @@ public struct WorkerLease: Sendable {
   public let seconds: Int
   private let pool: DatabasePool
 
-  public init(name: String, holder: String = UUID().uuidString.lowercased(), seconds: Int = 60, pool: DatabasePool) {
+  public init(
+    name: String, holder: String = UUID().uuidString.lowercased(), seconds: Int = 60,
+    pool: DatabasePool
+  ) {
     self.name = name
     self.holder = holder
     self.seconds = seconds

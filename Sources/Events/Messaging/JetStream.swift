@@ -27,7 +27,7 @@ public struct JetStream: Sendable {
       var config = jsStreamConfig()
       try check(jsStreamConfig_Init(&config), "stream config")
       let cSubjects = subjects.map { strdup($0) }
-      defer { cSubjects.forEach { free($0) } }
+      defer { for item in cSubjects { free(item) } }
       var subjectPointers = cSubjects.map { UnsafePointer($0) }
       let status = name.withCString { cName in
         subjectPointers.withUnsafeMutableBufferPointer { buffer in
@@ -153,7 +153,8 @@ public final class PullConsumer: @unchecked Sendable {
 
   /// Up to `batch` messages, waiting at most `timeout` for the first; empty on timeout.
   public func fetch(batch: Int, timeout: Duration) async throws(NATSError) -> [JetStreamMessage] {
-    let milliseconds = Int64(timeout.components.seconds * 1000)
+    let milliseconds =
+      Int64(timeout.components.seconds * 1000)
       + timeout.components.attoseconds / 1_000_000_000_000_000
     let subscription = SendablePointer(subscription)  // only this serial queue fetches
     let result: Result<[JetStreamMessage], NATSError> = await withCheckedContinuation {

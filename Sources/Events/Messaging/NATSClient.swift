@@ -82,7 +82,9 @@ public final class NATSClient: @unchecked Sendable {
   ) throws(NATSError) {
     if contentType == nil, headers.isEmpty {
       let status = data.withUnsafeBytes { raw in
-        reply.map { natsConnection_PublishRequest(connection, subject, $0, raw.baseAddress, Int32(raw.count)) }
+        reply.map {
+          natsConnection_PublishRequest(connection, subject, $0, raw.baseAddress, Int32(raw.count))
+        }
           ?? natsConnection_Publish(connection, subject, raw.baseAddress, Int32(raw.count))
       }
       try check(status, "publish")
@@ -90,11 +92,15 @@ public final class NATSClient: @unchecked Sendable {
     }
     var message: OpaquePointer?
     let created = data.withUnsafeBytes { raw in
-      natsMsg_Create(&message, subject, reply, raw.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(raw.count))
+      natsMsg_Create(
+        &message, subject, reply, raw.baseAddress?.assumingMemoryBound(to: CChar.self),
+        Int32(raw.count))
     }
     try check(created, "create message")
     defer { natsMsg_Destroy(message) }
-    if let contentType { try check(natsMsgHeader_Set(message, "Content-Type", contentType), "header") }
+    if let contentType {
+      try check(natsMsgHeader_Set(message, "Content-Type", contentType), "header")
+    }
     for (name, value) in headers { try check(natsMsgHeader_Set(message, name, value), "header") }
     try check(natsConnection_PublishMsg(connection, message), "publish")
   }

@@ -19,7 +19,8 @@ public final class NATSSubscription: AsyncSequence, @unchecked Sendable {
         natsConnection_QueueSubscribe(
           &subscription, client.connection, subject, queue, onMessage, box.toOpaque())
       } else {
-        natsConnection_Subscribe(&subscription, client.connection, subject, onMessage, box.toOpaque())
+        natsConnection_Subscribe(
+          &subscription, client.connection, subject, onMessage, box.toOpaque())
       }
     guard status == NATS_OK, let subscription else {
       box.release()

@@ -60,7 +60,8 @@ final class RequestMux: Sendable {
             return
           }
           do {
-            try client.publish(subject, data, reply: reply, contentType: contentType, headers: headers)
+            try client.publish(
+              subject, data, reply: reply, contentType: contentType, headers: headers)
           } catch {
             resume(token, with: .failure(error))
             return

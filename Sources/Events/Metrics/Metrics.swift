@@ -50,7 +50,8 @@ public final class Metrics: Sendable {
       var histogram =
         state.histograms[key]
         ?? Histogram(
-          buckets: Self.latencyBuckets, counts: Array(repeating: 0, count: Self.latencyBuckets.count))
+          buckets: Self.latencyBuckets,
+          counts: Array(repeating: 0, count: Self.latencyBuckets.count))
       for (index, bound) in histogram.buckets.enumerated() where value <= bound {
         histogram.counts[index] += 1
       }
@@ -83,7 +84,8 @@ public final class Metrics: Sendable {
         guard !pairs.isEmpty else { return "" }
         let body = pairs.map { key, value in
           let escaped = value.replacingOccurrences(of: "\\", with: "\\\\")
-            .replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\n", with: "\\n")
+            .replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(
+              of: "\n", with: "\\n")
           return "\(key)=\"\(escaped)\""
         }
         return "{" + body.joined(separator: ",") + "}"
@@ -102,7 +104,8 @@ public final class Metrics: Sendable {
           out +=
             "\(key.name)_bucket\(labelText(key.labels, extra: ("le", "\(bound)"))) \(histogram.counts[index])\n"
         }
-        out += "\(key.name)_bucket\(labelText(key.labels, extra: ("le", "+Inf"))) \(histogram.count)\n"
+        out +=
+          "\(key.name)_bucket\(labelText(key.labels, extra: ("le", "+Inf"))) \(histogram.count)\n"
         out += "\(key.name)_sum\(labelText(key.labels)) \(histogram.sum)\n"
         out += "\(key.name)_count\(labelText(key.labels)) \(histogram.count)\n"
       }

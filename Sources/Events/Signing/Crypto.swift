@@ -16,7 +16,8 @@ public enum Crypto {
   }
 
   /// HKDF-SHA256 (RFC 5869) of `length` bytes.
-  public static func hkdfSHA256(key: [UInt8], salt: [UInt8], info: [UInt8], length: Int) -> [UInt8]? {
+  public static func hkdfSHA256(key: [UInt8], salt: [UInt8], info: [UInt8], length: Int) -> [UInt8]?
+  {
     guard let context = EVP_PKEY_CTX_new_id(NID_hkdf, nil) else { return nil }
     defer { EVP_PKEY_CTX_free(context) }
     var out = [UInt8](repeating: 0, count: length)

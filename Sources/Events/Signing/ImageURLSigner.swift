@@ -32,12 +32,15 @@ public struct ImageURLSigner: Sendable {
 
   public func url(origin: String, notificationID: UUID, expiry: Int64) -> String {
     let id = notificationID.uuidString.lowercased()
-    return "\(origin)\(Self.path)\(id)?e=\(expiry)&s=\(signature(notificationID: notificationID, expiry: expiry))"
+    return
+      "\(origin)\(Self.path)\(id)?e=\(expiry)&s=\(signature(notificationID: notificationID, expiry: expiry))"
   }
 
   /// Checks the three parts of a URL as received. The expiry second itself is still valid.
   /// No database is touched: a forged request costs one HMAC per key.
-  public func verify(notificationID idText: String, expiry expiryText: String, signature: String, now: Date)
+  public func verify(
+    notificationID idText: String, expiry expiryText: String, signature: String, now: Date
+  )
     -> Verdict
   {
     // Foundation on Linux parses some malformed spellings (found by fuzzing); only the

@@ -37,7 +37,8 @@ public enum JSON {
     case ObjectIdentifier(Int32.self): out += String(value as! Int32)
     case ObjectIdentifier(Double.self): writeDouble(value as! Double, to: &out)
     case ObjectIdentifier(Date.self): writeString(Timestamp.format(value as! Date), to: &out)
-    case ObjectIdentifier(UUID.self): writeString((value as! UUID).uuidString.lowercased(), to: &out)
+    case ObjectIdentifier(UUID.self):
+      writeString((value as! UUID).uuidString.lowercased(), to: &out)
     default: writeOther(value, to: &out)
     }
   }

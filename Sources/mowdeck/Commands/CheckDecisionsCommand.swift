@@ -14,7 +14,8 @@ struct CheckDecisionsCommand: Command {
       .split(separator: "\n", omittingEmptySubsequences: true)
       .map { JSON.object(from: Array($0.utf8)) ?? [:] }
     guard expected.count == alarms.count else {
-      throw UsageError("\(expectedPath) has \(expected.count) lines, the alarms file \(alarms.count)")
+      throw UsageError(
+        "\(expectedPath) has \(expected.count) lines, the alarms file \(alarms.count)")
     }
     let log = try await LoggedDecisions.load(pool: context.pool())
     let differences = log.compare(alarms: alarms, expected: expected)

@@ -85,7 +85,9 @@ struct SessionCreateCommand: Command {
 
   static func run(_ arguments: Arguments, _ context: CommandContext) async throws {
     do {
-      say(try await Directory(pool: context.pool()).createSession(userID: try arguments.required("user")))
+      say(
+        try await Directory(pool: context.pool()).createSession(
+          userID: try arguments.required("user")))
     } catch let failure as Directory.Failure {
       throw UsageError(failure.description)
     }

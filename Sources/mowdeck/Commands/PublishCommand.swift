@@ -18,7 +18,8 @@ struct PublishCommand: Command {
     if let reason = arguments.option("reason") { payload["reason"] = reason }
     if let name = arguments.option("name") { payload["mower_name"] = name }
     let nats = try context.nats()
-    let publisher = try await AlarmPublisher(nats: nats, subjects: context.subjects, pool: context.pool())
+    let publisher = try await AlarmPublisher(
+      nats: nats, subjects: context.subjects, pool: context.pool())
     let decided = try await publisher.publishAndWait(
       subject: context.subjects.alarm(mowerID: mower), payload: Array(JSON.encode(payload).utf8),
       timeout: .seconds(30))

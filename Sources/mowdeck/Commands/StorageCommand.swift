@@ -28,7 +28,8 @@ struct StorageCommand: Command {
       "SELECT state, count(*) AS n FROM photo_reservations GROUP BY state ORDER BY state")
     say(
       "photo reservations: "
-        + (try reservations.map { "\(try $0.string("state")) \(try $0.string("n"))" }.joined(separator: ", ")))
+        + (try reservations.map { "\(try $0.string("state")) \(try $0.string("n"))" }.joined(
+          separator: ", ")))
     say("\nevents by type and age:")
     var events = TextTable(["type", "total", "< 1 h", "< 1 day", "< 30 days", "older", "oldest"])
     for row in try await pool.query(
@@ -52,11 +53,12 @@ struct StorageCommand: Command {
       """
       SELECT pg_total_relation_size('events') AS events, pg_total_relation_size('notification_images') AS images
       """)[0]
-    say("\non disk: events \(bytes(try size.int("events"))), photos \(bytes(try size.int("images")))")
+    say(
+      "\non disk: events \(bytes(try size.int("events"))), photos \(bytes(try size.int("images")))")
   }
 
   private static func bytes(_ count: Int) -> String {
-    count < 1024 * 1024 ? "\(count / 1024) KiB" : String(format: "%.1f MiB", Double(count) / 1_048_576)
+    count < 1024 * 1024
+      ? "\(count / 1024) KiB" : String(format: "%.1f MiB", Double(count) / 1_048_576)
   }
 }
-

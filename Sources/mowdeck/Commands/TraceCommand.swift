@@ -40,7 +40,8 @@ extension TraceLine {
     func at(_ type: String) -> String? {
       story.first { $0.type == type }.map { event in
         let elapsed = event.recordedAt.timeIntervalSince(start)
-        return elapsed < 1 ? String(format: "+%.1f ms", elapsed * 1000) : String(format: "+%.2f s", elapsed)
+        return elapsed < 1
+          ? String(format: "+%.1f ms", elapsed * 1000) : String(format: "+%.2f s", elapsed)
       }
     }
     if story.contains(where: { $0.type == "alarm.rejected" }) { return "rejected" }
@@ -50,7 +51,8 @@ extension TraceLine {
     if let captured = at("photo.captured") {
       parts.append("photo captured at \(captured)")
     } else if let failed = story.first(where: { $0.type == "photo.failed" }) {
-      parts.append("photo failed (\(failed.data["reason"] as? String ?? "?")) at \(at("photo.failed")!)")
+      parts.append(
+        "photo failed (\(failed.data["reason"] as? String ?? "?")) at \(at("photo.failed")!)")
     } else if let skipped = story.first(where: { $0.type == "photo.skipped" }) {
       parts.append("no photo (\(skipped.data["reason"] as? String ?? "?"))")
     } else if story.contains(where: { $0.type == "image.reserved" }) {
