@@ -60,15 +60,12 @@ struct DeliveryStore: Sendable {
         "environment": delivery.environment, "attempt": delivery.attempt,
       ]
       var events: [NewEvent] = []
-      let update: SQL
+      // The new state ('queued' again for a retry) and when the next attempt is due.
+      let state: String
+      var retryAfter = 0.0
       switch outcome {
       case .sent(let apnsID, let status, let latency, let hasImage):
-        update = """
-          UPDATE deliveries SET state = 'sent', finished_at = now(), lease_token = NULL,
-            lease_expires_at = NULL
-          WHERE delivery_id = \(delivery.deliveryID) AND lease_token = \(delivery.leaseToken)
-            AND state = 'queued' RETURNING delivery_id
-          """
+        state = "sent"
         events.append(
           NewEvent(
             .deliverySent, correlationID: delivery.eventID,
@@ -76,24 +73,15 @@ struct DeliveryStore: Sendable {
               ["apns_id": apnsID, "status": status, "latency_ms": latency, "has_image": hasImage]
             ) { $1 }))
       case .retry(let status, let reason, let after):
-        update = """
-          UPDATE deliveries SET next_attempt_at = now() + make_interval(secs => \(after)),
-            lease_token = NULL, lease_expires_at = NULL
-          WHERE delivery_id = \(delivery.deliveryID) AND lease_token = \(delivery.leaseToken)
-            AND state = 'queued' RETURNING delivery_id
-          """
+        state = "queued"
+        retryAfter = after
         events.append(
           NewEvent(
             .deliveryRetryScheduled, correlationID: delivery.eventID,
             data: common.merging(
               ["status": status, "reason": reason, "retry_in_ms": Int(after * 1000)]) { $1 }))
       case .failed(let status, let reason, let deactivate, let timestamp):
-        update = """
-          UPDATE deliveries SET state = 'failed', finished_at = now(), lease_token = NULL,
-            lease_expires_at = NULL
-          WHERE delivery_id = \(delivery.deliveryID) AND lease_token = \(delivery.leaseToken)
-            AND state = 'queued' RETURNING delivery_id
-          """
+        state = "failed"
         events.append(
           NewEvent(
             .deliveryFailed, correlationID: delivery.eventID,
@@ -109,7 +97,17 @@ struct DeliveryStore: Sendable {
               ]))
         }
       }
-      guard !(try tx.query(update)).isEmpty else { return false }
+      // Fenced: only the holder of the current lease writes the outcome.
+      let ended = try tx.query(
+        """
+        UPDATE deliveries SET state = \(state), lease_token = NULL, lease_expires_at = NULL,
+          finished_at = CASE WHEN \(state) = 'queued' THEN NULL ELSE now() END,
+          next_attempt_at = now() + make_interval(secs => \(retryAfter))
+        WHERE delivery_id = \(delivery.deliveryID) AND lease_token = \(delivery.leaseToken)
+          AND state = 'queued'
+        RETURNING delivery_id
+        """)
+      guard !ended.isEmpty else { return false }
       if case .failed(_, _, true, _) = outcome {
         let deactivated = try tx.query(
           """
