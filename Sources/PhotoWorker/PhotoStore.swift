@@ -100,36 +100,32 @@ struct PhotoStore: Sendable {
         RETURNING image_id
         """)
       guard !ended.isEmpty else { return .stale }
-      var events: [NewEvent] = []
+      let event: NewEvent
+      let jpeg: [UInt8]?
+      let failureReason: String?
       switch result {
-      case .captured(let jpeg):
-        events.append(
-          NewEvent(
-            .photoCaptured, correlationID: claim.eventID,
-            data: [
-              "image_id": claim.imageID, "bytes": jpeg.count,
-              "capture_ms": (latencySeconds * 1000).rounded(), "attempt": claim.attempt,
-            ]))
+      case .captured(let bytes):
+        (jpeg, failureReason) = (bytes, nil)
+        event = NewEvent(
+          .photoCaptured, correlationID: claim.eventID,
+          data: [
+            "image_id": claim.imageID, "bytes": bytes.count,
+            "capture_ms": (latencySeconds * 1000).rounded(), "attempt": claim.attempt,
+          ])
       case .failed(let reason, let detail):
-        events.append(
-          NewEvent(
-            .photoFailed, correlationID: claim.eventID,
-            data: [
-              "image_id": claim.imageID, "reason": reason.rawValue, "detail": detail,
-              "after_ms": (latencySeconds * 1000).rounded(), "attempt": claim.attempt,
-            ]))
+        (jpeg, failureReason) = (nil, reason.rawValue)
+        event = NewEvent(
+          .photoFailed, correlationID: claim.eventID,
+          data: [
+            "image_id": claim.imageID, "reason": reason.rawValue, "detail": detail,
+            "after_ms": (latencySeconds * 1000).rounded(), "attempt": claim.attempt,
+          ])
       }
-      try eventLog.append(events, in: tx)
+      try eventLog.append([event], in: tx)
       // Last: the row and retention, whose lock is then held only until the commit.
-      switch result {
-      case .captured(let jpeg):
-        _ = try images.insert(
-          imageID: claim.imageID, eventID: claim.eventID, jpeg: jpeg, failureReason: nil, tx: tx)
-      case .failed(let reason, _):
-        _ = try images.insert(
-          imageID: claim.imageID, eventID: claim.eventID, jpeg: nil, failureReason: reason.rawValue,
-          tx: tx)
-      }
+      _ = try images.insert(
+        imageID: claim.imageID, eventID: claim.eventID, jpeg: jpeg, failureReason: failureReason,
+        tx: tx)
       return .stored
     }
   }

@@ -14,8 +14,7 @@ struct APNsBenchmark {
   let cameraMs: Int
 
   func run() async throws -> String {
-    let fanout = FanoutBenchmark(
-      db: db, nats: nats, rate: rate, seconds: 0, throughputAlarms: 0, replicaCounts: [])
+    let fanout = BenchLoad(db: db)
     try await fanout.seedFleet()
     let rig = try await PipelineRig(db: db, cameraLatency: "\(cameraMs)")
     defer { rig.stop() }

@@ -69,20 +69,7 @@ struct PhotoBenchmark {
     var reserved = 0
     while reserved < photos {
       let count = min(batch, photos - reserved)
-      try await db.pool.query(
-        """
-        WITH ids AS (
-          SELECT gen_random_uuid() AS event_id, gen_random_uuid() AS image_id,
-                 'bench-' || g AS mower_id FROM generate_series(1, \(count)) g
-        ), alarm AS (
-          INSERT INTO alarms (event_id, mower_id, kind, alarm_class, occurred_at, decided_on,
-                              decision, photo, recipients)
-          SELECT event_id, mower_id, 'mower_lifted', 'theft', now(), now(), 'pushed', 'reserved', 1
-          FROM ids
-        )
-        INSERT INTO photo_reservations (image_id, event_id, mower_id, reserved_on)
-        SELECT image_id, event_id, mower_id, now() FROM ids
-        """)
+      try await db.reservePhotos(count: count, mowerPrefix: "bench-")
       try nats.publish(subjects.wakePhotos)
       reserved += count
       if perTick != nil { try await Task.sleep(for: .milliseconds(50)) }

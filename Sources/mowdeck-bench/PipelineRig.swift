@@ -104,7 +104,7 @@ final class PipelineRig: @unchecked Sendable {
         let due = start + .microseconds(Int64(index) * 1_000_000 / Int64(rate))
         if due > .now { try await Task.sleep(until: due, clock: .continuous) }
         let id = UUID().uuidString.lowercased()
-        let mower = "bm-\(index % FanoutBenchmark.mowers)"
+        let mower = "bm-\(index % BenchLoad.mowers)"
         let kind = index % 3 == 0 ? "mower_lifted" : "battery_low"
         let payload = JSON.encode([
           "event_id": id, "mower_id": mower, "kind": kind, "occurred_at": Timestamp.format(Date()),

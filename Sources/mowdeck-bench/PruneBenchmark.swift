@@ -11,8 +11,7 @@ struct PruneBenchmark {
   let rate: Int
 
   func run() async throws -> String {
-    let fanout = FanoutBenchmark(
-      db: db, nats: nats, rate: rate, seconds: 0, throughputAlarms: 0, replicaCounts: [])
+    let fanout = BenchLoad(db: db)
     try await fanout.seedFleet()
     try await db.pool.query(
       """

@@ -43,23 +43,8 @@ import Testing
     func reserve(mower: String, count: Int = 1, createdSecondsAgo: Double = 0) async throws
       -> [UUID]
     {
-      var images: [UUID] = []
-      for _ in 0..<count {
-        let event = UUID()
-        let image = UUID()
-        try await db.pool.query(
-          """
-          WITH alarm AS (
-            INSERT INTO alarms (event_id, mower_id, kind, alarm_class, occurred_at, decided_on,
-                                decision, photo, recipients)
-            VALUES (\(event), \(mower), 'mower_lifted', 'theft', now(), now(), 'pushed', 'reserved', 1)
-          )
-          INSERT INTO photo_reservations (image_id, event_id, mower_id, reserved_on, created_at)
-          VALUES (\(image), \(event), \(mower), now(),
-                  now() - make_interval(secs => \(createdSecondsAgo)))
-          """)
-        images.append(image)
-      }
+      let images = try await db.reservePhotos(
+        count: count, mower: mower, createdSecondsAgo: createdSecondsAgo)
       try nats.publish(subjects.wakePhotos)
       return images
     }

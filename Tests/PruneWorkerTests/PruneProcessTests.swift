@@ -96,20 +96,7 @@ import Testing
     let feeder = Task {
       let end = ContinuousClock.now + .seconds(seconds)
       while ContinuousClock.now < end {
-        try await db.pool.query(
-          """
-          WITH ids AS (
-            SELECT gen_random_uuid() AS event_id, gen_random_uuid() AS image_id, 'm-' || g AS mower_id
-            FROM generate_series(1, 10) g
-          ), alarm AS (
-            INSERT INTO alarms (event_id, mower_id, kind, alarm_class, occurred_at, decided_on,
-                                decision, photo, recipients)
-            SELECT event_id, mower_id, 'mower_lifted', 'theft', now(), now(), 'pushed', 'reserved', 1
-            FROM ids
-          )
-          INSERT INTO photo_reservations (image_id, event_id, mower_id, reserved_on)
-          SELECT image_id, event_id, mower_id, now() FROM ids
-          """)
+        try await db.reservePhotos(count: 10)
         try nats.publish(subjects.wakePhotos)
         try await Task.sleep(for: .milliseconds(100))
       }

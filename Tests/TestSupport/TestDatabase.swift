@@ -36,4 +36,30 @@ public struct TestDatabase: Sendable {
     try await Directory(pool: pool).importFleet(
       try FleetFile.load(path: TestServers.fixture("fleet40.fleet.json")))
   }
+
+  /// Reserves photos as the fan-out does: an alarm row and a pending reservation each, for
+  /// mowers `<mowerPrefix>1` ... (or all for `mower` when given). Returns the image ids.
+  @discardableResult
+  public func reservePhotos(
+    count: Int, mower: String? = nil, mowerPrefix: String = "m-", createdSecondsAgo: Double = 0
+  ) async throws -> [UUID] {
+    try await pool.query(
+      """
+      WITH ids AS (
+        SELECT gen_random_uuid() AS event_id, gen_random_uuid() AS image_id,
+               coalesce(\(mower), \(mowerPrefix) || g) AS mower_id
+        FROM generate_series(1, \(count)) g
+      ), alarm AS (
+        INSERT INTO alarms (event_id, mower_id, kind, alarm_class, occurred_at, decided_on,
+                            decision, photo, recipients)
+        SELECT event_id, mower_id, 'mower_lifted', 'theft', now(), now(), 'pushed', 'reserved', 1
+        FROM ids
+      )
+      INSERT INTO photo_reservations (image_id, event_id, mower_id, reserved_on, created_at)
+      SELECT image_id, event_id, mower_id, now(), now() - make_interval(secs => \(createdSecondsAgo))
+      FROM ids
+      RETURNING image_id
+      """
+    ).map { try $0.uuid("image_id") }
+  }
 }
