@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Starts or stops a throwaway PostgreSQL and a nats-server with JetStream, on free ports,
 # with all their data under one folder. `start DIR` writes DIR/env with the URLs.
+# `start DIR crash-safe` keeps every acknowledged commit across a PostgreSQL crash (the
+# chaos test restarts it with `-m immediate`); the default trades that for speed.
 #   scripts/servers.sh start DIR     scripts/servers.sh stop DIR
 #   scripts/servers.sh restart-postgres DIR     scripts/servers.sh restart-nats DIR  (chaos tests)
 set -euo pipefail
@@ -18,6 +20,10 @@ case "$command" in
 start)
   mkdir -p "$dir"
   dir=$(cd "$dir" && pwd)
+  # fsync off survives a crash of the server process (the kernel keeps the writes), but
+  # asynchronous commit does not: acknowledged commits still in WAL buffers would vanish.
+  synchronous_commit=off
+  if [ "${3:-}" = crash-safe ]; then synchronous_commit=on; fi
   pg_port=$(free_port)
   nats_port=$(free_port)
   mkdir -p "$dir/pg" "$dir/nats"
@@ -30,7 +36,7 @@ port = $pg_port
 unix_socket_directories = '$dir/pg'
 max_connections = 300
 fsync = off
-synchronous_commit = off
+synchronous_commit = $synchronous_commit
 full_page_writes = off
 shared_buffers = 256MB
 CONF
@@ -58,8 +64,9 @@ restart-postgres)
 restart-nats)
   # SIGKILL (as a crash), then the same port and JetStream store.
   port=$(sed -n 's|.*MOWDECK_NATS_URL=nats://127.0.0.1:||p' "$dir/env")
-  kill -9 "$(cat "$dir/nats/pid")" 2>/dev/null || true
-  sleep 0.2
+  pid=$(cat "$dir/nats/pid")
+  kill -9 "$pid" 2>/dev/null || true
+  for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
   nats-server -js -a 127.0.0.1 -p "$port" -sd "$dir/nats" >>"$dir/nats/server.log" 2>&1 &
   echo $! >"$dir/nats/pid"
   for _ in $(seq 1 50); do

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 @testable import APNsSandbox
 
@@ -15,7 +16,7 @@ final class SandboxProcess {
   let logFile: String
   /// Holds the record file and the log; removed with this object.
   private let directory: String
-  private let process: Process
+  private let process: ChildProcess
 
   /// The directory of the executables: MOWDECK_BIN_DIR, or the one holding this test
   /// bundle (`swift build --scratch-path X` puts both in X/debug).
@@ -37,18 +38,14 @@ final class SandboxProcess {
     let recordFile = directory.appendingPathComponent("record.jsonl").path
     let logFile = directory.appendingPathComponent("sandbox.log").path
     _ = FileManager.default.createFile(atPath: logFile, contents: nil)
-    let process = Process()
-    process.executableURL = binary
-    process.arguments =
-      [
+    let process = try ChildProcess(
+      executable: binary.path,
+      arguments: [
         "--listen", "127.0.0.1:0", "--cert", pki.serverCertificate, "--key", pki.serverKey,
         "--public-key", pki.publicKey, "--team-id", teamID, "--key-id", keyID,
         "--topic", topic, "--record", recordFile,
-      ] + arguments
-    let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logFile))
-    process.standardOutput = log
-    process.standardError = log
-    try process.run()
+      ] + arguments,
+      environment: ProcessInfo.processInfo.environment, output: logFile, errors: nil)
 
     let deadline = ContinuousClock.now + .seconds(10)
     while ContinuousClock.now < deadline {
@@ -62,16 +59,17 @@ final class SandboxProcess {
       }
       guard process.isRunning else {
         try? FileManager.default.removeItem(at: directory)
-        throw HarnessFailure("the sandbox exited (\(process.terminationStatus)): \(text)")
+        throw HarnessFailure("the sandbox exited (\(process.waitUntilExit())): \(text)")
       }
       try await Task.sleep(for: .milliseconds(10))
     }
-    process.terminate()
+    process.send(SIGKILL)
+    process.waitUntilExit()
     try? FileManager.default.removeItem(at: directory)
     throw HarnessFailure("the sandbox did not start listening within 10 s")
   }
 
-  private init(pki: TestPKI, port: Int, directory: String, process: Process) {
+  private init(pki: TestPKI, port: Int, directory: String, process: ChildProcess) {
     self.pki = pki
     self.port = port
     self.directory = directory
@@ -81,26 +79,24 @@ final class SandboxProcess {
   }
 
   deinit {
-    if process.isRunning {
-      kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
-    }
+    process.send(SIGKILL)
+    process.waitUntilExit()
     try? FileManager.default.removeItem(atPath: directory)
   }
 
   /// SIGTERM, then its exit status once it has stopped.
   @discardableResult
   func stop() async throws -> Int32 {
-    if process.isRunning { process.terminate() }
+    process.send(SIGTERM)
     let deadline = ContinuousClock.now + .seconds(10)
     while process.isRunning {
       guard ContinuousClock.now < deadline else {
-        kill(process.processIdentifier, SIGKILL)
+        process.send(SIGKILL)
         throw HarnessFailure("the sandbox did not stop within 10 s of SIGTERM")
       }
       try await Task.sleep(for: .milliseconds(10))
     }
-    return process.terminationStatus
+    return process.waitUntilExit()
   }
 
   var log: String { (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "" }

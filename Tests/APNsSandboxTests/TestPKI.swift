@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// The test certificate authority, the sandbox's certificate and an APNs-style signing key,
 /// made once per test run by `scripts/make-test-pki.sh` (idempotent, safe to run at once).
@@ -83,20 +84,11 @@ func runProcess(_ executable: String, _ arguments: [String]) async throws
     try? FileManager.default.removeItem(at: outputFile)
     try? FileManager.default.removeItem(at: errorFile)
   }
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: executable)
-  process.arguments = arguments
-  process.standardOutput = try FileHandle(forWritingTo: outputFile)
-  process.standardError = try FileHandle(forWritingTo: errorFile)
-  let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-    process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-    do {
-      try process.run()
-    } catch {
-      process.terminationHandler = nil
-      continuation.resume(throwing: error)
-    }
-  }
+  let process = try ChildProcess(
+    executable: executable, arguments: arguments,
+    environment: ProcessInfo.processInfo.environment, output: outputFile.path,
+    errors: errorFile.path)
+  let status = await process.exitStatus()
   let output = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
   let error = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
   return (status, output, error)

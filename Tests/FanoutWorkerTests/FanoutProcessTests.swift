@@ -116,16 +116,12 @@ import Testing
     #expect(worker.isRunning)
     let storage = FileManager.default.temporaryDirectory.appendingPathComponent(
       "nats-\(UUID().uuidString.prefix(8))")
-    let nats = Process()
-    nats.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    nats.arguments = [
-      "nats-server", "-js", "-a", "127.0.0.1", "-p", "\(port)", "-sd", storage.path,
-    ]
-    nats.standardOutput = FileHandle.nullDevice
-    nats.standardError = FileHandle.nullDevice
-    try nats.run()
+    let nats = try ChildProcess(
+      executable: "/usr/bin/env",
+      arguments: ["nats-server", "-js", "-a", "127.0.0.1", "-p", "\(port)", "-sd", storage.path],
+      environment: ProcessInfo.processInfo.environment, output: nil, errors: nil)
     defer {
-      nats.terminate()
+      nats.send(SIGTERM)
       nats.waitUntilExit()
     }
     let publish = try await stack.mowdeck(
@@ -148,17 +144,9 @@ import Testing
 
 /// A TCP port nothing listens on right now.
 func freePort() throws -> Int {
-  let probe = Process()
-  let pipe = Pipe()
-  probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-  probe.arguments = [
-    "python3", "-c",
-    "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1])",
-  ]
-  probe.standardOutput = pipe
-  try probe.run()
-  probe.waitUntilExit()
-  let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+  let text = try runShell(
+    "python3 -c 'import socket; s=socket.socket(); s.bind((\"127.0.0.1\",0)); print(s.getsockname()[1])'"
+  )
   guard let port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
     throw TimedOut(what: "a free port")
   }

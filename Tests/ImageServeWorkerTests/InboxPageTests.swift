@@ -95,24 +95,17 @@ import Testing
     let profile = FileManager.default.temporaryDirectory.appendingPathComponent(
       "chromium-\(UUID())")
     defer { try? FileManager.default.removeItem(at: profile) }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: chromium!)
-    process.arguments = [
-      "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-      "--user-data-dir=\(profile.path)", "--virtual-time-budget=10000", "--dump-dom", url,
-    ]
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    // Read on a queue of its own: the server's request tasks need the cooperative pool.
-    let data = await withCheckedContinuation { continuation in
-      DispatchQueue(label: "chromium").async {
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        continuation.resume(returning: data)
-      }
-    }
+    let dump = profile.path + ".html"
+    defer { try? FileManager.default.removeItem(atPath: dump) }
+    // Waited for without blocking: the server's request tasks need the cooperative pool.
+    let process = try ChildProcess(
+      executable: chromium!,
+      arguments: [
+        "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+        "--user-data-dir=\(profile.path)", "--virtual-time-budget=10000", "--dump-dom", url,
+      ], environment: ProcessInfo.processInfo.environment, output: dump, errors: "/dev/null")
+    _ = await process.exitStatus()
+    let data = FileManager.default.contents(atPath: dump) ?? Data()
     return String(decoding: data, as: UTF8.self)
   }
 }

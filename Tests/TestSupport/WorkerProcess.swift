@@ -3,8 +3,7 @@ import Foundation
 
 /// A project executable run as a real process, for the tests that kill and restart workers.
 public final class WorkerProcess: @unchecked Sendable {
-  // `process` is created in init and only read afterwards; Process is thread-safe for that.
-  private let process: Process
+  private let process: ChildProcess
   public let name: String
   public let logFile: URL
 
@@ -27,32 +26,25 @@ public final class WorkerProcess: @unchecked Sendable {
     name = executable
     logFile = FileManager.default.temporaryDirectory
       .appendingPathComponent("\(executable)-\(UUID().uuidString.prefix(8)).log")
-    _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
-    let handle = try FileHandle(forWritingTo: logFile)
-    process = Process()
-    process.executableURL = TestServers.binDirectory.appendingPathComponent(executable)
-    process.arguments = arguments
-    process.environment = environment
-    process.standardOutput = handle
-    process.standardError = handle
-    try process.run()
+    process = try ChildProcess(
+      executable: TestServers.binDirectory.appendingPathComponent(executable).path,
+      arguments: arguments, environment: environment, output: logFile.path, errors: nil)
   }
 
   public var isRunning: Bool { process.isRunning }
-  public var pid: Int32 { process.processIdentifier }
+  public var pid: Int32 { process.pid }
 
   /// SIGKILL: no chance to finish anything, as a crash.
   public func kill() {
-    if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+    process.send(SIGKILL)
     process.waitUntilExit()
   }
 
   /// SIGTERM, then waits for the process to stop; returns its exit status.
   @discardableResult
   public func stop() -> Int32 {
-    if process.isRunning { process.terminate() }
-    process.waitUntilExit()
-    return process.terminationStatus
+    process.send(SIGTERM)
+    return process.waitUntilExit()
   }
 
   /// Waits for the process to end by itself (up to `timeout`), returns its exit status.
@@ -65,12 +57,15 @@ public final class WorkerProcess: @unchecked Sendable {
       }
       try await Task.sleep(for: .milliseconds(20))
     }
-    return process.terminationStatus
+    return process.waitUntilExit()
   }
 
   public var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
 
-  deinit { if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) } }
+  deinit {
+    process.send(SIGKILL)
+    process.waitUntilExit()
+  }
 }
 
 public struct TimedOut: Error, CustomStringConvertible {
@@ -110,19 +105,22 @@ public func runCommand(
 /// output when it fails. For the `openssl`, `curl` and script calls of tests and benchmarks.
 @discardableResult
 public func runShell(_ command: String) throws -> String {
-  let process = Process()
-  let output = Pipe()
-  let errors = Pipe()
-  process.executableURL = URL(fileURLWithPath: "/bin/sh")
-  process.arguments = ["-c", command]
-  process.standardOutput = output
-  process.standardError = errors
-  try process.run()
-  let data = output.fileHandleForReading.readDataToEndOfFile()
-  let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-  process.waitUntilExit()
-  guard process.terminationStatus == 0 else {
+  let base = FileManager.default.temporaryDirectory.appendingPathComponent(
+    "shell-\(UUID().uuidString.prefix(8))")
+  let output = base.path + ".out"
+  let errors = base.path + ".err"
+  defer {
+    try? FileManager.default.removeItem(atPath: output)
+    try? FileManager.default.removeItem(atPath: errors)
+  }
+  let process = try ChildProcess(
+    executable: "/bin/sh", arguments: ["-c", command],
+    environment: ProcessInfo.processInfo.environment, output: output, errors: errors)
+  let status = process.waitUntilExit()
+  let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+  guard status == 0 else {
+    let errorText = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
     throw TimedOut(what: "command to succeed: \(command.prefix(200)): \(errorText.prefix(500))")
   }
-  return String(decoding: data, as: UTF8.self)
+  return text
 }

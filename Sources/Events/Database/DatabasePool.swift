@@ -1,5 +1,5 @@
-/// A small pool of PostgreSQL connections. Broken connections are dropped on release and
-/// replaced on demand, so a database that restarts costs failed units of work, which the
+/// A small pool of PostgreSQL connections. Broken connections are dropped on release (or,
+/// when the server closed them while idle, on the next acquire) and replaced on demand, so a database that restarts costs failed units of work, which the
 /// caller retries, never a stuck pool.
 public actor DatabasePool {
   private let url: String
@@ -19,7 +19,14 @@ public actor DatabasePool {
   private func acquire() async throws(DatabaseError) -> PostgresConnection {
     while true {
       if closed { throw .poolClosed }
-      if let connection = idle.popLast() { return connection }
+      if let connection = idle.popLast() {
+        // After a database restart, idle connections are dead: replace them here rather
+        // than fail the next unit of work (a 503 to a phone, a retried decision).
+        if connection.isAliveAfterIdling() { return connection }
+        connection.close()
+        openCount -= 1
+        continue
+      }
       if openCount < maxConnections {
         openCount += 1
         do {

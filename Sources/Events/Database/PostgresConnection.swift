@@ -212,6 +212,20 @@ public final class PostgresConnection: @unchecked Sendable {
     return rows
   }
 
+  /// For a connection that sat idle in the pool: false when the server has closed it
+  /// meanwhile (a restart, `pg_terminate_backend`, an idle timeout). We never LISTEN, so an
+  /// idle connection has nothing to read: anything readable is the server's goodbye (a
+  /// FATAL message) or the end of the stream. No round trip: a poll with no wait.
+  func isAliveAfterIdling() -> Bool {
+    queue.sync {
+      guard let handle, PQstatus(handle) == CONNECTION_OK else { return false }
+      var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+      let alive = poll(&descriptor, 1, 0) == 0
+      if !alive { broken.withLock { $0 = true } }
+      return alive
+    }
+  }
+
   /// Closes the connection; later calls fail with `connectionFailed`.
   public func close() {
     queue.sync {

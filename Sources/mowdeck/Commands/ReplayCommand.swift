@@ -28,13 +28,17 @@ struct RecordedAlarm: Decodable {
 
 struct ReplayCommand: Command {
   static let path = ["replay"]
-  static let usage = "mowdeck replay FILE [--timeout SECONDS]"
+  static let usage = "mowdeck replay FILE [--timeout SECONDS] [--rate ALARMS_PER_SECOND]"
   static let summary =
     "publish a recorded stream, each mower in order (waiting for each decision), mowers in parallel"
 
   static func run(_ arguments: Arguments, _ context: CommandContext) async throws {
     let file = try arguments.positional(0, "FILE")
     let timeout = try arguments.integer("timeout", default: 60)
+    // 0: as fast as the decisions come back. A rate stretches the replay over a known time
+    // (the chaos test needs the replay to outlast its schedule).
+    let rate = try arguments.integer("rate", default: 0)
+    guard rate >= 0 else { throw UsageError("--rate must be 0 or more alarms per second") }
     let alarms = try RecordedAlarm.load(path: file)
     let prefix = context.subjects.prefix
     // Recorded subjects name the contract's subject; a test namespace is put in front.
@@ -45,10 +49,12 @@ struct ReplayCommand: Command {
     let progress = ReplayProgress(total: alarms.count)
     let runID = UUID().uuidString.prefix(8)
     let started = ContinuousClock.now
+    let pacer = ReplayPacer(start: started, rate: rate)
     try await withThrowingTaskGroup(of: Void.self) { group in
       for (subject, lane) in lanes {
         group.addTask {
           for alarm in lane {
+            await pacer.waitForTurn()
             // The line's own identity: a publish repeated after NATS comes back is stored once.
             let decided = try await publisher.publishAndWait(
               subject: prefix + subject, payload: Array(alarm.payload.utf8),
@@ -66,6 +72,25 @@ struct ReplayCommand: Command {
       "replayed \(alarms.count) alarms from \(lanes.count) subjects in "
         + String(format: "%.1f s (%.0f alarms/s): ", seconds, Double(alarms.count) / seconds)
         + counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+  }
+}
+
+/// Hands out publish slots at a fixed overall rate, shared by every lane.
+actor ReplayPacer {
+  let start: ContinuousClock.Instant
+  let rate: Int
+  private var issued: Int64 = 0
+
+  init(start: ContinuousClock.Instant, rate: Int) {
+    self.start = start
+    self.rate = rate
+  }
+
+  func waitForTurn() async {
+    guard rate > 0 else { return }
+    let due = start + .microseconds(issued * 1_000_000 / Int64(rate))
+    issued += 1
+    try? await Task.sleep(until: due, clock: .continuous)
   }
 }
 
