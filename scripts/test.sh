@@ -16,6 +16,8 @@ export MOWDECK_TEST_NATS_URL=$MOWDECK_NATS_URL
 unset MOWDECK_DATABASE_URL MOWDECK_NATS_URL
 
 swift build --build-tests
+# The end-to-end tests fetch every photo with the phone's logic (scripts/phone-fetch.sh).
+swift build -c release --package-path apps/mobile/ios/NotificationServiceKit --product push-image-fetch
 export MOWDECK_BIN_DIR=$(swift build --show-bin-path)
 swift test --skip-build "$@"
 

@@ -33,7 +33,8 @@ import Testing
     let stack = try await PipelineStack(databaseURL: env[0], natsURL: env[1])
     defer { stack.stopAll() }
     let replay = try WorkerProcess(
-      "mowdeck", arguments: ["replay", alarms, "--timeout", "120", "--rate", "150"], environment: stack.environment)
+      "mowdeck", arguments: ["replay", alarms, "--timeout", "120", "--rate", "150"],
+      environment: stack.environment)
     var log: [String] = []
     var round = 0
     // The replay takes about 20 s at 150 alarms/s; a chaos action every 1.5 s.

@@ -116,9 +116,10 @@ public final class ChildProcess: @unchecked Sendable {
   private static func closeFrom(
     _ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ lowest: Int32
   ) {
-    typealias AddCloseFrom = @convention(c) (
-      UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32
-    ) -> Int32
+    typealias AddCloseFrom =
+      @convention(c) (
+        UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32
+      ) -> Int32
     guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return }
     _ = unsafeBitCast(symbol, to: AddCloseFrom.self)(actions, lowest)
   }
