@@ -70,11 +70,10 @@ struct PhotoStore: Sendable {
   /// The stored JPEG if it is still there and fresh (it may have been pruned since the
   /// record was read).
   func jpeg(imageID: UUID) async throws -> [UInt8]? {
-    try await pool.query(
+    try await pool.firstBytes(
       """
       SELECT jpeg FROM notification_images
       WHERE image_id = \(imageID) AND state = 'captured' AND expires_at > now()
-      """
-    ).first?.optionalBytes("jpeg")
+      """)
   }
 }

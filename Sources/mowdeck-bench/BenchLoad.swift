@@ -8,24 +8,25 @@ struct BenchLoad {
   let db: TestDatabase
   static let mowers = 1000
 
-  /// 1,000 mowers, each seen by 3 users with one phone each: 3 recipients per alarm.
-  func seedFleet() async throws {
+  /// `mowers` mowers (1,000 unless told), each seen by 3 users with one phone each: 3
+  /// recipients per alarm.
+  func seedFleet(mowers: Int = Self.mowers) async throws {
     try await db.pool.query(
       """
       INSERT INTO users (user_id, name)
-        SELECT 'bu-' || i, 'Bench user ' || i FROM generate_series(0, \(Self.mowers * 3 - 1)) i;
+        SELECT 'bu-' || i, 'Bench user ' || i FROM generate_series(0, \(mowers * 3 - 1)) i;
       """)
     try await db.pool.query(
-      "INSERT INTO mowers (mower_id, name) SELECT 'bm-' || i, 'Bench ' || i FROM generate_series(0, \(Self.mowers - 1)) i"
+      "INSERT INTO mowers (mower_id, name) SELECT 'bm-' || i, 'Bench ' || i FROM generate_series(0, \(mowers - 1)) i"
     )
     try await db.pool.query(
-      "INSERT INTO grants (mower_id, user_id) SELECT 'bm-' || (i / 3), 'bu-' || i FROM generate_series(0, \(Self.mowers * 3 - 1)) i"
+      "INSERT INTO grants (mower_id, user_id) SELECT 'bm-' || (i / 3), 'bu-' || i FROM generate_series(0, \(mowers * 3 - 1)) i"
     )
     try await db.pool.query(
       """
       INSERT INTO devices (user_id, token, environment)
         SELECT 'bu-' || i, lpad(to_hex(i), 64, '0'), 'production'
-        FROM generate_series(0, \(Self.mowers * 3 - 1)) i
+        FROM generate_series(0, \(mowers * 3 - 1)) i
       """)
   }
 

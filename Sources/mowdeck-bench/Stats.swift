@@ -24,11 +24,16 @@ struct Samples {
 func ms(_ seconds: Double) -> String { String(format: "%.2f ms", seconds * 1000) }
 
 /// Peak resident set size of a process, from /proc, in MiB.
-func peakRSSMiB(pid: Int32) -> Double? {
+func peakRSSMiB(pid: Int32) -> Double? { statusMiB(pid: pid, field: "VmHWM:") }
+
+/// Resident set size of a process now, from /proc, in MiB.
+func currentRSSMiB(pid: Int32) -> Double? { statusMiB(pid: pid, field: "VmRSS:") }
+
+private func statusMiB(pid: Int32, field: String) -> Double? {
   guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else {
     return nil
   }
-  for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+  for line in status.split(separator: "\n") where line.hasPrefix(field) {
     let digits = line.split(separator: " ").compactMap { Double($0) }
     return digits.first.map { $0 / 1024 }
   }

@@ -8,7 +8,7 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 guard let which = arguments.first else {
   FileHandle.standardError.write(
     Data(
-      "usage: mowdeck-bench fanout [--rate N] [--seconds N] [--alarms N]\n       mowdeck-bench photo [--photos N] [--in-flight N]\n       mowdeck-bench prune [--events N] [--rate N]\n       mowdeck-bench apns [--pushes N] [--rate N] [--seconds N] [--camera-ms N]\n"
+      "usage: mowdeck-bench fanout [--rate N] [--seconds N] [--alarms N]\n       mowdeck-bench photo [--photos N] [--in-flight N]\n       mowdeck-bench prune [--events N] [--rate N]\n       mowdeck-bench apns [--pushes N] [--rate N] [--seconds N] [--camera-ms N]\n       mowdeck-bench pipeline [--rate N] [--seconds N] [--camera-ms N] [--timeouts-percent N] [--phones-per-second N] [--out DIR]\n       mowdeck-bench matrix [--seconds N] [--out DIR]\n       mowdeck-bench soak [--minutes N] [--rate N] [--out DIR]\n"
         .utf8))
   exit(2)
 }
@@ -18,6 +18,31 @@ func option(_ name: String, _ fallback: Int) -> Int {
     let value = Int(arguments[index + 1])
   else { return fallback }
   return value
+}
+
+/// Prints at once, unbuffered, so a long matrix or soak shows its progress in a file.
+func print(_ text: String) {
+  FileHandle.standardOutput.write(Data((text + "\n").utf8))
+}
+
+/// Where the CSV files for the plots go.
+let outDirectory: URL = {
+  if let index = arguments.firstIndex(of: "--out"), index + 1 < arguments.count {
+    return URL(fileURLWithPath: arguments[index + 1])
+  }
+  return URL(fileURLWithPath: ".local/bench")
+}()
+
+func appendRun(_ result: PipelineResult, file: String) throws {
+  let url = outDirectory.appendingPathComponent(file)
+  try FileManager.default.createDirectory(at: outDirectory, withIntermediateDirectories: true)
+  if !FileManager.default.fileExists(atPath: url.path) {
+    try (PipelineResult.runColumns + "\n").write(to: url, atomically: true, encoding: .utf8)
+  }
+  let handle = try FileHandle(forWritingTo: url)
+  try handle.seekToEnd()
+  try handle.write(contentsOf: Data((result.runLine + "\n").utf8))
+  try handle.close()
 }
 
 do {
@@ -48,6 +73,57 @@ do {
       db: db, nats: nats, events: option("events", 1_000_000), rate: option("rate", 200))
     print("prune: 1,000,000 old events removed in batches of 5,000 while alarms flow")
     print(try await benchmark.run())
+  case "pipeline":
+    var settings = PipelineSettings()
+    settings.rate = option("rate", 100)
+    settings.seconds = option("seconds", 30)
+    settings.cameraMs = option("camera-ms", 5000)
+    settings.timeouts = Double(option("timeouts-percent", 20)) / 100
+    settings.phonesPerSecond = option("phones-per-second", 10)
+    let result = try await PipelineBenchmark(nats: nats, settings: settings).run()
+    print(result.table())
+    print(result.verdicts(soak: false).joined(separator: "\n"))
+    try result.write(to: outDirectory)
+    try appendRun(result, file: "runs.csv")
+  case "matrix":
+    // Issue 9: does the push latency follow the camera? Every rate with every camera.
+    try? FileManager.default.removeItem(at: outDirectory.appendingPathComponent("matrix.csv"))
+    var summary = TextTable(
+      "alarms/s", "camera", "pushes/s", "photos stored / failed", "push median", "push p99",
+      "push max", "p99 / floor", "largest RSS", "backlog after 90 s")
+    for rate in [10, 100, 500] {
+      for camera in [500, 5000, 20000] {
+        var settings = PipelineSettings()
+        settings.rate = rate
+        settings.cameraMs = camera
+        settings.seconds = option("seconds", 30)
+        let result = try await PipelineBenchmark(nats: nats, settings: settings).run()
+        print(result.table() + "\n")
+        try result.write(to: outDirectory)
+        try appendRun(result, file: "matrix.csv")
+        summary.add(
+          "\(rate)", "\(camera) ms",
+          String(
+            format: "%.0f", Double(result.collected.pushes) / max(result.collected.pushSpan, 1)),
+          "\(result.collected.alarmToStored.count) / \(result.collected.photosFailed)",
+          ms(result.push.median), ms(result.push.p99), ms(result.push.maximum),
+          String(format: "%.1fx", result.pushRatio), String(format: "%.1f MiB", result.maxPeakRSS),
+          "\(result.backlog)")
+      }
+    }
+    print("matrix: alarm -> push against the camera's latency (20% of requests never answered)")
+    print(summary.render())
+  case "soak":
+    var settings = PipelineSettings()
+    settings.rate = option("rate", 100)
+    settings.seconds = option("minutes", 10) * 60
+    settings.cameraMs = option("camera-ms", 5000)
+    settings.warmUp = min(120, settings.seconds / 4)
+    settings.name = "soak"
+    let result = try await PipelineBenchmark(nats: nats, settings: settings).run()
+    print(result.table())
+    print(result.verdicts(soak: true).joined(separator: "\n"))
+    try result.write(to: outDirectory)
   default:
     FileHandle.standardError.write(Data("unknown benchmark \(which)\n".utf8))
     exit(2)

@@ -46,6 +46,21 @@ import Testing
     #expect(try rows[0].string("md5") == expected.string("md5"))
   }
 
+  @Test func firstBytesReadsByteaInBinaryFormat() async throws {
+    let db = try await TestDatabase.make(migrated: false)
+    let bytes = (0..<600_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+    try await db.pool.query("CREATE TABLE blobs (id int PRIMARY KEY, b bytea)")
+    try await db.pool.query(
+      "INSERT INTO blobs VALUES (1, \(Bytes(bytes))), (2, \(Bytes([]))), (3, NULL)")
+    #expect(try await db.pool.firstBytes("SELECT b FROM blobs WHERE id = 1") == bytes)
+    #expect(try await db.pool.firstBytes("SELECT b FROM blobs WHERE id = 2") == [])
+    #expect(try await db.pool.firstBytes("SELECT b FROM blobs WHERE id = 3") == nil)
+    #expect(try await db.pool.firstBytes("SELECT b FROM blobs WHERE id = 4") == nil)
+    await #expect(throws: DatabaseError.self) {
+      try await db.pool.firstBytes("SELECT b FROM no_such_table")
+    }
+  }
+
   @Test func decodingErrorsNameTheColumn() async throws {
     let db = try await TestDatabase.make(migrated: false)
     let row = try #require(

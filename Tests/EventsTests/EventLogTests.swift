@@ -147,6 +147,21 @@ import Testing
       cursor = page.cursor
       if pages.count > 10 { break }
     }
+    var evidence: String?
+    if pages.flatMap({ $0 }).map(\.correlationID) != appended {
+      // Evidence for the next time it happens: what the rows and the snapshot were.
+      let rows = try await db.pool.query(
+        """
+        SELECT position, tx_id::text AS tx, xmin::text AS row_xmin,
+               pg_current_snapshot()::text AS snapshot
+        FROM events ORDER BY position
+        """)
+      let dump = try rows.map {
+        "\(try $0.int("position")) tx \(try $0.string("tx")) xmin \(try $0.string("row_xmin")) "
+          + "snapshot \(try $0.string("snapshot"))"
+      }
+      evidence = "pages \(pages.map { $0.map(\.position) }); rows \(dump)"
+    }
     // Seen once in about six full runs under CI load: the pages started at the second
     // transaction although the check above had seen all seven events. Not understood yet
     // (see the closing note); kept visible as an intermittent known issue, not hidden.
@@ -155,6 +170,7 @@ import Testing
     ) {
       #expect(pages.map(\.count) == [3, 3, 1])
       #expect(pages.flatMap { $0 }.map(\.correlationID) == appended)
+      if let evidence { Issue.record(Comment(rawValue: evidence)) }
     }
     #expect(pages.flatMap { $0 }.last?.position == cursor.position)
   }

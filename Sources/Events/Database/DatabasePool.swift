@@ -101,6 +101,11 @@ public actor DatabasePool {
     }
   }
 
+  /// The first column of the first row of one statement, as raw bytes (a `bytea`).
+  public nonisolated func firstBytes(_ sql: SQL) async throws -> [UInt8]? {
+    try await withConnection { try await $0.firstBytes(sql) }
+  }
+
   /// Runs one statement on a pooled connection.
   @discardableResult
   public nonisolated func query(_ sql: SQL) async throws -> [Row] {

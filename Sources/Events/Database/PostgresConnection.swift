@@ -78,6 +78,28 @@ public final class PostgresConnection: @unchecked Sendable {
     return try result.get()
   }
 
+  /// Runs one statement and returns the first column of its first row as raw bytes (nil
+  /// for no row or NULL). The result comes in PostgreSQL's binary format: a `bytea` of half
+  /// a megabyte arrives as itself, not as a megabyte of hex text to copy and decode.
+  public func firstBytes(_ sql: SQL) async throws(DatabaseError) -> [UInt8]? {
+    let result: Result<[UInt8]?, DatabaseError> = await withCheckedContinuation { continuation in
+      queue.async {
+        continuation.resume(
+          returning: self.runBlocking(sql, binaryResults: true) { result in
+            guard let result, PQntuples(result) > 0, PQnfields(result) > 0,
+              PQgetisnull(result, 0, 0) == 0
+            else { return nil }
+            let length = Int(PQgetlength(result, 0, 0))
+            guard length > 0, let value = PQgetvalue(result, 0, 0) else { return [] }
+            return value.withMemoryRebound(to: UInt8.self, capacity: length) {
+              Array(UnsafeBufferPointer(start: $0, count: length))
+            }
+          })
+      }
+    }
+    return try result.get()
+  }
+
   /// Runs statements without parameters (several may be separated by semicolons).
   public func execute(_ statements: String) async throws(DatabaseError) {
     let result: Result<Void, DatabaseError> = await withCheckedContinuation { continuation in
@@ -123,6 +145,13 @@ public final class PostgresConnection: @unchecked Sendable {
   }
 
   private func runBlocking(_ sql: SQL) -> Result<[Row], DatabaseError> {
+    runBlocking(sql, binaryResults: false) { Self.rows(of: $0) }
+  }
+
+  /// Runs one statement and hands its result to `read` before the result is freed.
+  private func runBlocking<T>(
+    _ sql: SQL, binaryResults: Bool, read: (OpaquePointer?) -> T
+  ) -> Result<T, DatabaseError> {
     guard let handle else { return .failure(.connectionFailed("connection closed")) }
     let count = sql.binds.count
     var pointers = [UnsafeMutablePointer<CChar>?](repeating: nil, count: count)
@@ -153,11 +182,12 @@ public final class PostgresConnection: @unchecked Sendable {
     let result: OpaquePointer? = pointers.withUnsafeBufferPointer { values in
       values.withMemoryRebound(to: UnsafePointer<CChar>?.self) { constValues in
         PQexecParams(
-          handle, sql.text, Int32(count), nil, constValues.baseAddress, lengths, formats, 0)
+          handle, sql.text, Int32(count), nil, constValues.baseAddress, lengths, formats,
+          binaryResults ? 1 : 0)
       }
     }
     defer { PQclear(result) }
-    return check(result, statement: sql.text).map { result in Self.rows(of: result) }
+    return check(result, statement: sql.text).map(read)
   }
 
   private func check(_ result: OpaquePointer?, statement: String) -> Result<

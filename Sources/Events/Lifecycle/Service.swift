@@ -11,6 +11,7 @@ public protocol Service: Sendable {
 /// that it can finish the unit of work in hand and stop cleanly.
 public enum ServiceRunner {
   public static func run(_ service: some Service, logger: Logger) async -> Int32 {
+    MemoryTuning.apply()
     let (signals, continuation) = AsyncStream.makeStream(
       of: Int32.self, bufferingPolicy: .bufferingNewest(4))
     var sources: [any DispatchSourceSignal] = []

@@ -1,0 +1,231 @@
+import Events
+import Foundation
+import TestSupport
+
+/// One run of issue 9's benchmark: the whole stack as processes (two replicas of every
+/// worker, one pruner, the camera simulator, the APNs sandbox), the alarm mix at a fixed
+/// rate, and what an operator wants to know: throughput, the latencies from alarm to push,
+/// to photo stored and to the phone's fetch, each worker type's memory and CPU, and the
+/// floors measured on the same servers just before the load.
+struct PipelineSettings {
+  var rate = 100
+  var seconds = 30
+  var cameraMs = 5000
+  /// Share of camera requests never answered (the PhotoWorker's timeout ends them).
+  var timeouts = 0.2
+  var mowers = 20_000
+  var replicas = 2
+  /// Seconds of load before memory is taken as warmed up (the soak's drift check).
+  var warmUp = 60
+  /// Alarms a second whose first phone fetches the photo as the extension would (a sample,
+  /// so that the phones' polling does not become the load); 0: no phone.
+  var phonesPerSecond = 10
+  /// Put in front of the CSV files' names ("soak"), so runs of one rate and camera differ.
+  var name = ""
+}
+
+struct PipelineBenchmark {
+  let nats: NATSClient
+  let settings: PipelineSettings
+
+  func run() async throws -> PipelineResult {
+    let db = try await TestDatabase.make()
+    try await BenchLoad(db: db).seedFleet(mowers: settings.mowers)
+    // A real directory has planner statistics; freshly seeded tables have none until
+    // autovacuum gets to them, and the first minutes would measure that instead.
+    try await db.pool.query("ANALYZE")
+    let timeoutPercent = Int((settings.timeouts * 100).rounded())
+    let rig = try await PipelineRig(
+      db: db, cameraLatency: "\(settings.cameraMs)",
+      simulatorArguments: ["--silent", String(settings.timeouts)])
+    defer { rig.stop() }
+
+    var floors = PipelineFloors()
+    floors.postgres = try await Floors.postgresInsertCommit(pool: db.pool, count: 300)
+    floors.nats = try await Floors.natsRoundTrip(
+      nats: nats, subject: rig.subjects.prefix + "floor", count: 500)
+    floors.sandbox = try rig.sandboxAnswerTimes(count: 200)
+
+    var workers: [String] = []
+    for name in ["FanoutWorker", "PhotoWorker", "APNsWorker", "ImageServeWorker"] {
+      workers += Array(repeating: name, count: settings.replicas)
+    }
+    try await rig.startWorkers(workers + ["PruneWorker"])
+    var serving: [String] = []
+    for serve in rig.processes where serve.name == "ImageServeWorker" {
+      serving.append("http://127.0.0.1:\(try await listeningPort(of: serve))")
+    }
+    let publisher = try await AlarmPublisher(nats: nats, subjects: rig.subjects, pool: db.pool)
+
+    let sampler = ProcessSampler(processes: rig.processes.filter { $0.name != "GatewaySimulator" })
+    let phone = PhoneEmulator(origin: "https://owner.example", local: serving)
+    let pushes = PushTail(record: rig.record)
+    let photoAlarmsPerSecond = Double(settings.rate) * 0.3
+    let phonesPerSecond = settings.phonesPerSecond
+    let follower = Task {
+      guard phonesPerSecond > 0 else { return }
+      let every = max(1, Int(photoAlarmsPerSecond * 3 / Double(phonesPerSecond)))
+      var seen = 0
+      while !Task.isCancelled {
+        for push in pushes.readNew() {
+          guard let url = push.imageURL, pushes.isFirstOfNotification(push) else { continue }
+          seen += 1
+          if seen % every == 0 { await phone.follow(url) }
+        }
+        try? await Task.sleep(for: .milliseconds(100))
+      }
+    }
+    let samplingTask = Task { await sampler.run(every: .seconds(1)) }
+
+    let mix = AlarmMix(mowers: settings.mowers)
+    // Warm-up, not measured: the first pushes open the HTTP/2 connections to APNs, the
+    // first requests fill the pools.
+    _ = try await publishAtRate(
+      publisher, rig.subjects, mix: mix, count: min(settings.rate * 3, 300))
+    try await Task.sleep(for: .seconds(2))
+    let loadStart = Date()
+    let sent = try await publishAtRate(
+      publisher, rig.subjects, mix: mix, count: settings.rate * settings.seconds)
+    let loadSeconds = Date().timeIntervalSince(loadStart)
+
+    // Let every photo end (a silent camera ends at the photo timeout) and the phone finish.
+    // A pipeline that cannot keep up leaves a backlog: reported, not waited for forever.
+    let backlogQuery: SQL = """
+      SELECT (SELECT count(*) FROM photo_reservations WHERE state = 'pending')
+           + (SELECT count(*) FROM deliveries WHERE state = 'queued') AS n
+      """
+    var backlog = 0
+    do {
+      try await eventually(timeout: .seconds(90), "the pipeline to settle") {
+        try await db.count(backlogQuery) == 0
+      }
+    } catch is TimedOut {
+      backlog = try await db.count(backlogQuery)
+    }
+    try await Task.sleep(for: .seconds(2))
+    await phone.finish()
+    follower.cancel()
+    samplingTask.cancel()
+    await sampler.stop()
+
+    let collected = try await collect(db: db, rig: rig, sent: sent, loadStart: loadStart)
+    return PipelineResult(
+      settings: settings, timeoutPercent: timeoutPercent, loadSeconds: loadSeconds,
+      alarms: sent.count, backlog: backlog, floors: floors, collected: collected,
+      fetch: await phone.storedToFetch(stored: collected.storedByNotification),
+      phone: await phone.summary, usage: await sampler.usage(warmUp: Double(settings.warmUp)),
+      machineBusyPercent: await sampler.machineBusyPercent, timeline: await sampler.timeline)
+  }
+
+  /// Publishes the mix at the fixed rate; returns each alarm's id with its publish time.
+  private func publishAtRate(
+    _ publisher: AlarmPublisher, _ subjects: Subjects, mix: AlarmMix, count: Int
+  ) async throws -> [String: Date] {
+    let start = ContinuousClock.now
+    var sent: [String: Date] = [:]
+    // A discarding group: a 10-minute run must not keep every finished publish.
+    try await withThrowingDiscardingTaskGroup { group in
+      for index in 0..<count {
+        let due = start + .microseconds(Int64(index) * 1_000_000 / Int64(settings.rate))
+        if due > .now { try await Task.sleep(until: due, clock: .continuous) }
+        let alarm = mix.alarm(index)
+        sent[alarm.eventID] = Date()
+        group.addTask {
+          _ = try await publisher.publish(
+            subject: subjects.alarm(mowerID: alarm.mower), payload: Array(alarm.payload.utf8))
+        }
+      }
+    }
+    return sent
+  }
+
+  /// Reads the pipeline's own record: the sandbox's pushes and the event log.
+  private func collect(db: TestDatabase, rig: PipelineRig, sent: [String: Date], loadStart: Date)
+    async throws -> PipelineCollected
+  {
+    var collected = PipelineCollected()
+    var eventOf: [String: String] = [:]
+    var imageOf: [String: String] = [:]
+    for row in try await db.pool.query(
+      "SELECT notification_id::text AS n, event_id::text AS e, image_id::text AS i FROM notifications"
+    ) {
+      eventOf[try row.string("n")] = try row.string("e")
+      if let image = try row.optionalString("i") { imageOf[try row.string("n")] = image }
+    }
+    var firstPush: [String: Date] = [:]
+    var pushTimes: [Date] = []
+    for push in PushTail(record: rig.record).readNew() where push.time >= loadStart {
+      pushTimes.append(push.time)
+      guard let event = push.notificationID.flatMap({ eventOf[$0] }) else { continue }
+      if firstPush[event].map({ push.time < $0 }) ?? true { firstPush[event] = push.time }
+    }
+    collected.pushes = pushTimes.count
+    if let first = pushTimes.min(), let last = pushTimes.max(), last > first {
+      collected.pushSpan = last.timeIntervalSince(first)
+    }
+    // The fan-out's commit: `alarm.received` is written (clock_timestamp) in its transaction.
+    var decidedAt: [String: Date] = [:]
+    for row in try await db.pool.query(
+      "SELECT correlation_id::text AS e, recorded_at AS t FROM events WHERE type = 'alarm.received'"
+    ) {
+      decidedAt[try row.string("e")] = try row.date("t")
+    }
+    for (event, published) in sent {
+      guard let pushed = firstPush[event] else { continue }
+      let latency = pushed.timeIntervalSince(published)
+      collected.alarmToPush.add(latency)
+      collected.pushLatencies.append((published.timeIntervalSince(loadStart), latency))
+      if let decided = decidedAt[event] {
+        collected.alarmToDecided.add(decided.timeIntervalSince(published))
+        collected.decidedToPush.add(pushed.timeIntervalSince(decided))
+      }
+    }
+    collected.pushLatencies.sort { $0.at < $1.at }
+    var storedAt: [String: Date] = [:]
+    for row in try await db.pool.query(
+      """
+      SELECT correlation_id::text AS e, data->>'image_id' AS i, recorded_at AS t FROM events WHERE type = 'photo.captured'
+      """)
+    {
+      let stored = try row.date("t")
+      storedAt[try row.string("i")] = stored
+      if let published = sent[try row.string("e")] {
+        collected.alarmToStored.add(stored.timeIntervalSince(published))
+      }
+    }
+    for (notification, image) in imageOf {
+      collected.storedByNotification[notification] = storedAt[image]
+    }
+    for row in try await db.pool.query(
+      "SELECT correlation_id::text AS e FROM events WHERE type = 'photo.failed'")
+    where sent[try row.string("e")] != nil {
+      collected.photosFailed += 1
+    }
+    return collected
+  }
+}
+
+/// What the pipeline recorded about one run.
+struct PipelineCollected {
+  var pushes = 0
+  var pushSpan = 0.0
+  var alarmToPush = Samples()
+  /// (seconds since the load began, alarm-to-push latency), by publish time.
+  var pushLatencies: [(at: Double, latency: Double)] = []
+  /// The two stages of alarm -> push: the fan-out (publish to its commit), then the
+  /// delivery (commit to the push at the sandbox).
+  var alarmToDecided = Samples()
+  var decidedToPush = Samples()
+  var alarmToStored = Samples()
+  /// When the photo of each notification was stored.
+  var storedByNotification: [String: Date] = [:]
+  var photosFailed = 0
+}
+
+struct PipelineFloors {
+  var postgres = Samples()
+  var nats = Samples()
+  var sandbox = Samples()
+  /// The time an alarm's push cannot beat: a NATS hop, a commit, the sandbox's answer.
+  var sum: Double { postgres.median + nats.median + sandbox.median }
+}
