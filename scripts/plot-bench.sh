@@ -27,13 +27,13 @@ if [ -f "$dir/matrix.csv" ]; then
   gnuplot <<PLOT
 set terminal pngcairo size 900,520
 set output '$out/push-latency-vs-camera.png'
-set title 'Alarm to push at the APNs sandbox against the camera (20% of requests never answered)'
+set title 'Alarm to push against camera latency (20% never answer)'
 set xlabel 'camera latency (s)'
-set ylabel 'alarm to push (ms)'
-set logscale x
+set ylabel 'alarm to push (ms, log scale)'
+set logscale xy
 set xtics (0.5, 5, 20)
-set yrange [0:*]
-set key top left
+set yrange [1:*]
+set key outside right
 set grid
 plot ${plots%, }
 PLOT
