@@ -23,8 +23,14 @@ import Testing
         url: try TestServers.natsURL(), name: "photo-tests", logger: TestServers.logger)
     }
 
-    func photoWorker() throws -> WorkerProcess {
-      try WorkerProcess("PhotoWorker", environment: environment)
+    /// A PhotoWorker, once it claims: with the short photo windows of these tests, a worker
+    /// still starting on a loaded machine would find fresh reservations already too old.
+    func photoWorker() async throws -> WorkerProcess {
+      let worker = try WorkerProcess("PhotoWorker", environment: environment)
+      try await eventually(timeout: .seconds(20), "the PhotoWorker to run") {
+        worker.log.contains("photo worker running")
+      }
+      return worker
     }
 
     func simulator(_ arguments: [String]) async throws -> WorkerProcess {
@@ -80,7 +86,7 @@ import Testing
     let simulator = try await stack.simulator(
       ["--latency-ms", "20"] + behaviours.flatMap { ["--mower", "\($0.key)=\($0.value)"] })
     defer { simulator.stop() }
-    let worker = try stack.photoWorker()
+    let worker = try await stack.photoWorker()
     defer { worker.stop() }
     let expected: [String: String] = [
       "m-ok": "captured", "m-exact": "captured", "m-over": "too_large", "m-asleep": "asleep",
@@ -114,7 +120,7 @@ import Testing
     let stack = try await Stack()
     let simulator = try await stack.simulator(["--latency-ms", "2000"])
     defer { simulator.stop() }
-    let worker = try stack.photoWorker()
+    let worker = try await stack.photoWorker()
     defer { worker.stop() }
     try await eventually(timeout: .seconds(10), "the worker to run") {
       worker.log.contains("photo worker running")
@@ -133,7 +139,7 @@ import Testing
     let stack = try await Stack()
     let simulator = try await stack.simulator(["--latency-ms", "3000"])
     defer { simulator.stop() }
-    let first = try stack.photoWorker()
+    let first = try await stack.photoWorker()
     try await eventually(timeout: .seconds(10), "the worker to run") {
       first.log.contains("photo worker running")
     }
@@ -143,7 +149,7 @@ import Testing
         == 40
     }
     first.kill()
-    let second = try stack.photoWorker()
+    let second = try await stack.photoWorker()
     defer { second.stop() }
     try await eventually(timeout: .seconds(40), "every reservation to end") {
       try await stack.pending() == 0
@@ -168,7 +174,7 @@ import Testing
     let stack = try await Stack()
     let simulator = try await stack.simulator(["--latency-ms", "0-20"])
     defer { simulator.stop() }
-    let workers = [try stack.photoWorker(), try stack.photoWorker()]
+    let workers = [try await stack.photoWorker(), try await stack.photoWorker()]
     defer { for item in workers { item.stop() } }
     let feeder = Task {
       for batch in 0..<20 { try await stack.reserve(mower: "m-\(batch)", count: 50) }
@@ -194,7 +200,7 @@ import Testing
     let stack = try await Stack()
     let simulator = try await stack.simulator(["--latency-ms", "1500"])
     defer { simulator.stop() }
-    let worker = try stack.photoWorker()
+    let worker = try await stack.photoWorker()
     defer { worker.stop() }
     try await eventually(timeout: .seconds(10), "the worker to run") {
       worker.log.contains("photo worker running")
