@@ -108,6 +108,26 @@ import Testing
     #expect(try await log.cursor(of: "audit-export", pool: db.pool) == page.cursor)
     #expect(try await db.count("SELECT count(*) AS n FROM events") == 61)
   }
+
+  /// A transaction that commits late has a low position but a high transaction id: a
+  /// reader that has passed its position has not read it yet.
+  @Test func aLateCommitBehindTheCursorsPositionStays() async throws {
+    let db = try await TestDatabase.make()
+    try await db.pool.query(
+      """
+      INSERT INTO events (position, tx_id, type, correlation_id, data, recorded_at) VALUES
+        (10, '1000'::xid8, 'alarm.received', gen_random_uuid(), '{}', now() - interval '40 days'),
+        (5, '2000'::xid8, 'alarm.received', gen_random_uuid(), '{}', now() - interval '40 days'),
+        (20, '1500'::xid8, 'alarm.received', gen_random_uuid(), '{}', now() - interval '40 days')
+      """)
+    // The reader has read (1000, 10) and (1500, 20); (2000, 5) committed after it passed.
+    try await EventLog().save(
+      EventCursor(transactionID: "1500", position: 20), reader: "audit-export", pool: db.pool)
+    let retention = EventRetention(pool: db.pool, maximumAgeSeconds: 30 * 86_400, batchSize: 100)
+    #expect(try await retention.pruneBatch() == 1)
+    let left = try await db.pool.query("SELECT position FROM events ORDER BY position")
+    #expect(try left.map { try $0.int("position") } == [5, 20])
+  }
 }
 
 func insertEvents(_ db: TestDatabase, count: Int, ageSeconds: Int) async throws {

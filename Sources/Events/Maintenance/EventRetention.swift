@@ -1,8 +1,8 @@
 import Foundation
 
 /// Removes old events in bounded batches: each batch is its own short transaction, so the
-/// writers never wait long on it, and nothing at or after the oldest saved reader cursor
-/// is removed (ADR 0010).
+/// writers never wait long on it, and nothing at or after the oldest saved reader cursor,
+/// in the readers' (transaction, position) order, is removed (ADR 0011).
 public struct EventRetention: Sendable {
   public let pool: DatabasePool
   public let maximumAgeSeconds: Int
@@ -21,7 +21,12 @@ public struct EventRetention: Sendable {
       WITH doomed AS (
         SELECT position FROM events
         WHERE recorded_at < now() - make_interval(secs => \(maximumAgeSeconds))
-          AND position < coalesce((SELECT min(position) FROM event_cursors), 9223372036854775807)
+          -- Readers move in (transaction, position) order, not by position alone: an
+          -- event committed late has a low position but comes after a cursor that has
+          -- already passed that position (ADR 0003). Only events before every cursor go.
+          AND NOT EXISTS (
+            SELECT 1 FROM event_cursors c
+            WHERE (events.tx_id, events.position) >= (c.tx_id, c.position))
         ORDER BY position
         LIMIT \(batchSize)
         FOR UPDATE SKIP LOCKED
