@@ -49,7 +49,17 @@ struct APNsBenchmark {
     try await rig.startWorkers(["FanoutWorker", "PhotoWorker"])
     let publisher = try await AlarmPublisher(nats: nats, subjects: rig.subjects, pool: db.pool)
     _ = try await fanout.drive(publisher, rig.subjects, count: 100, rate: 200)
-    let sent = try await rig.publishAtRate(publisher, rate: rate, seconds: seconds)
+    // One in three a theft alarm, with a photo.
+    let sent = try await rig.publishAtRate(publisher, rate: rate, count: rate * seconds) {
+      index in
+      let id = UUID().uuidString.lowercased()
+      let mower = "bm-\(index % BenchLoad.mowers)"
+      let kind = index % 3 == 0 ? "mower_lifted" : "battery_low"
+      let payload = JSON.encode([
+        "event_id": id, "mower_id": mower, "kind": kind, "occurred_at": Timestamp.format(Date()),
+      ])
+      return (id, mower, payload)
+    }
     try await Task.sleep(for: .seconds(2))
     let latencies = try await rig.alarmToPush(sent)
     table.add(

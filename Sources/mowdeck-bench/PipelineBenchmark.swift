@@ -80,12 +80,12 @@ struct PipelineBenchmark {
     let mix = AlarmMix(mowers: settings.mowers)
     // Warm-up, not measured: the first pushes open the HTTP/2 connections to APNs, the
     // first requests fill the pools.
-    _ = try await publishAtRate(
-      publisher, rig.subjects, mix: mix, count: min(settings.rate * 3, 300))
+    _ = try await rig.publishAtRate(
+      publisher, rate: settings.rate, count: min(settings.rate * 3, 300), alarm: mix.alarm)
     try await Task.sleep(for: .seconds(2))
     let loadStart = Date()
-    let sent = try await publishAtRate(
-      publisher, rig.subjects, mix: mix, count: settings.rate * settings.seconds)
+    let sent = try await rig.publishAtRate(
+      publisher, rate: settings.rate, count: settings.rate * settings.seconds, alarm: mix.alarm)
     let loadSeconds = Date().timeIntervalSince(loadStart)
 
     // Let every photo end (a silent camera ends at the photo timeout) and the phone finish.
@@ -115,28 +115,6 @@ struct PipelineBenchmark {
       fetch: await phone.storedToFetch(stored: collected.storedByNotification),
       phone: await phone.summary, usage: await sampler.usage(warmUp: Double(settings.warmUp)),
       machineBusyPercent: await sampler.machineBusyPercent, timeline: await sampler.timeline)
-  }
-
-  /// Publishes the mix at the fixed rate; returns each alarm's id with its publish time.
-  private func publishAtRate(
-    _ publisher: AlarmPublisher, _ subjects: Subjects, mix: AlarmMix, count: Int
-  ) async throws -> [String: Date] {
-    let start = ContinuousClock.now
-    var sent: [String: Date] = [:]
-    // A discarding group: a 10-minute run must not keep every finished publish.
-    try await withThrowingDiscardingTaskGroup { group in
-      for index in 0..<count {
-        let due = start + .microseconds(Int64(index) * 1_000_000 / Int64(settings.rate))
-        if due > .now { try await Task.sleep(until: due, clock: .continuous) }
-        let alarm = mix.alarm(index)
-        sent[alarm.eventID] = Date()
-        group.addTask {
-          _ = try await publisher.publish(
-            subject: subjects.alarm(mowerID: alarm.mower), payload: Array(alarm.payload.utf8))
-        }
-      }
-    }
-    return sent
   }
 
   /// Reads the pipeline's own record: the sandbox's pushes and the event log.

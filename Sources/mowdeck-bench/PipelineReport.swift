@@ -24,10 +24,9 @@ struct PipelineResult {
   }
   var push: Samples { collected.alarmToPush }
   var pushRatio: Double { push.p99 / floors.sum }
-  /// The largest worker (the sandbox and the benchmark itself are not workers).
-  var maxPeakRSS: Double {
-    usage.filter { $0.name.hasSuffix("Worker") }.map(\.peakRSS).max() ?? 0
-  }
+  /// The workers' usage (the sandbox and the benchmark itself are not workers).
+  var workerUsage: [ProcessSampler.Usage] { usage.filter { $0.name.hasSuffix("Worker") } }
+  var maxPeakRSS: Double { workerUsage.map(\.peakRSS).max() ?? 0 }
 
   func table() -> String {
     let s = settings
@@ -105,8 +104,7 @@ struct PipelineResult {
         "no worker over 64 MB RSS (largest \(String(format: "%.1f", maxPeakRSS * 1.048576)) MB)",
         maxPeakRSS * 1.048576 <= 64))
     if soak {
-      let growth =
-        usage.filter { $0.name.hasSuffix("Worker") }.compactMap(\.rssGrowthPercent).max() ?? .nan
+      let growth = workerUsage.compactMap(\.rssGrowthPercent).max() ?? .nan
       lines.append(
         verdict(
           "RSS growth after warm-up <= 10% (largest \(String(format: "%+.1f", growth))%)",

@@ -97,30 +97,27 @@ final class PipelineRig: @unchecked Sendable {
     try await client.flush()
   }
 
-  /// Publishes alarms at `rate` for `seconds` (one in three a theft, with a photo), and
-  /// returns each alarm's id with its publish time.
-  func publishAtRate(_ publisher: AlarmPublisher, rate: Int, seconds: Int) async throws -> [String:
-    Date]
-  {
+  /// Publishes `count` alarms at `rate` a second, the `index`-th made by `alarm`; returns
+  /// each alarm's id with its publish time.
+  func publishAtRate(
+    _ publisher: AlarmPublisher, rate: Int, count: Int,
+    alarm: @escaping (Int) -> (eventID: String, mower: String, payload: String)
+  ) async throws -> [String: Date] {
     let start = ContinuousClock.now
     var sent: [String: Date] = [:]
-    try await withThrowingTaskGroup(of: Void.self) { group in
-      for index in 0..<(rate * seconds) {
+    let subjects = subjects
+    // A discarding group: a 10-minute run must not keep every finished publish.
+    try await withThrowingDiscardingTaskGroup { group in
+      for index in 0..<count {
         let due = start + .microseconds(Int64(index) * 1_000_000 / Int64(rate))
         if due > .now { try await Task.sleep(until: due, clock: .continuous) }
-        let id = UUID().uuidString.lowercased()
-        let mower = "bm-\(index % BenchLoad.mowers)"
-        let kind = index % 3 == 0 ? "mower_lifted" : "battery_low"
-        let payload = JSON.encode([
-          "event_id": id, "mower_id": mower, "kind": kind, "occurred_at": Timestamp.format(Date()),
-        ])
-        sent[id] = Date()
+        let next = alarm(index)
+        sent[next.eventID] = Date()
         group.addTask {
           _ = try await publisher.publish(
-            subject: self.subjects.alarm(mowerID: mower), payload: Array(payload.utf8))
+            subject: subjects.alarm(mowerID: next.mower), payload: Array(next.payload.utf8))
         }
       }
-      try await group.waitForAll()
     }
     return sent
   }
@@ -134,14 +131,9 @@ final class PipelineRig: @unchecked Sendable {
       eventOf[try row.string("n")] = try row.string("e")
     }
     var first: [String: Date] = [:]
-    let text = (try? String(contentsOf: record, encoding: .utf8)) ?? ""
-    for line in text.split(separator: "\n") {
-      guard let object = JSON.object(from: Array(line.utf8)),
-        let payload = object["payload"] as? [String: Any],
-        let notification = payload["notification_id"] as? String, let event = eventOf[notification],
-        let time = (object["time"] as? String).flatMap(Timestamp.parse)
-      else { continue }
-      if first[event].map({ time < $0 }) ?? true { first[event] = time }
+    for push in PushTail(record: record).readNew() {
+      guard let event = push.notificationID.flatMap({ eventOf[$0] }) else { continue }
+      if first[event].map({ push.time < $0 }) ?? true { first[event] = push.time }
     }
     var samples = Samples()
     for (event, published) in sent {

@@ -24,6 +24,8 @@ actor ProcessSampler {
   }
 
   private let processes: [(name: String, pid: Int32)]
+  /// The process types, in the order first seen.
+  private let names: [String]
   private let start = ContinuousClock.now
   private var samples: [Sample] = []
   private var running = true
@@ -36,6 +38,9 @@ actor ProcessSampler {
   ///   sampled too, as "mowdeck-bench".
   init(processes: [WorkerProcess]) {
     self.processes = processes.map { ($0.name, $0.pid) } + [("mowdeck-bench", getpid())]
+    names = self.processes.map(\.name).reduce(into: [String]()) {
+      if !$0.contains($1) { $0.append($1) }
+    }
   }
 
   /// The share of all cores busy between the first and the latest sample.
@@ -82,9 +87,6 @@ actor ProcessSampler {
   }
 
   func usage(warmUp: Double) -> [Usage] {
-    let names = processes.map(\.name).reduce(into: [String]()) {
-      if !$0.contains($1) { $0.append($1) }
-    }
     guard let first = samples.first, let last = samples.last, last.at > first.at else { return [] }
     let warm = samples.first { $0.at >= warmUp }
     return names.map { name in
@@ -114,9 +116,6 @@ actor ProcessSampler {
 
   /// One row a sample: seconds, then the largest current RSS of each worker type.
   var timeline: (columns: [String], rows: [[Double]]) {
-    let names = processes.map(\.name).reduce(into: [String]()) {
-      if !$0.contains($1) { $0.append($1) }
-    }
     let rows = samples.map { sample in
       [sample.at]
         + names.map { name in

@@ -45,41 +45,51 @@ func appendRun(_ result: PipelineResult, file: String) throws {
   try handle.close()
 }
 
+/// The settings the pipeline and soak runs share, from the command line.
+func pipelineSettings() -> PipelineSettings {
+  var settings = PipelineSettings()
+  settings.rate = option("rate", 100)
+  settings.cameraMs = option("camera-ms", 5000)
+  settings.timeouts = Double(option("timeouts-percent", 20)) / 100
+  settings.phonesPerSecond = option("phones-per-second", 10)
+  return settings
+}
+
 do {
-  let db = try await TestDatabase.make()
+  // Each benchmark makes its own schema (the pipeline runs one per run).
   let nats = try NATSClient.connect(
     url: try TestServers.natsURL(), name: "bench", logger: TestServers.logger)
   switch which {
   case "fanout":
     let benchmark = FanoutBenchmark(
-      db: db, nats: nats, rate: option("rate", 200), seconds: option("seconds", 10),
+      db: try await TestDatabase.make(), nats: nats, rate: option("rate", 200),
+      seconds: option("seconds", 10),
       throughputAlarms: option("alarms", 5000), replicaCounts: [1, 2])
     print("fanout: publish -> committed decision, 3 recipients per alarm, 1,000 mowers")
     print(try await benchmark.run())
   case "photo":
     let benchmark = PhotoBenchmark(
-      db: db, nats: nats, photos: option("photos", 300), inFlight: option("in-flight", 500))
+      db: try await TestDatabase.make(), nats: nats, photos: option("photos", 300),
+      inFlight: option("in-flight", 500))
     print("photo: camera reply -> committed row (PhotoWorker, retention on every write)")
     print(try await benchmark.run())
   case "apns":
     let benchmark = APNsBenchmark(
-      db: db, nats: nats, pushes: option("pushes", 10_000), rate: option("rate", 200),
+      db: try await TestDatabase.make(), nats: nats, pushes: option("pushes", 10_000),
+      rate: option("rate", 200),
       seconds: option("seconds", 10), cameraMs: option("camera-ms", 20_000))
     print(
       "apns: pushes over one HTTP/2 connection to the sandbox; alarm to push with a slow camera")
     print(try await benchmark.run())
   case "prune":
     let benchmark = PruneBenchmark(
-      db: db, nats: nats, events: option("events", 1_000_000), rate: option("rate", 200))
+      db: try await TestDatabase.make(), nats: nats, events: option("events", 1_000_000),
+      rate: option("rate", 200))
     print("prune: 1,000,000 old events removed in batches of 5,000 while alarms flow")
     print(try await benchmark.run())
   case "pipeline":
-    var settings = PipelineSettings()
-    settings.rate = option("rate", 100)
+    var settings = pipelineSettings()
     settings.seconds = option("seconds", 30)
-    settings.cameraMs = option("camera-ms", 5000)
-    settings.timeouts = Double(option("timeouts-percent", 20)) / 100
-    settings.phonesPerSecond = option("phones-per-second", 10)
     let result = try await PipelineBenchmark(nats: nats, settings: settings).run()
     print(result.table())
     print(result.verdicts(soak: false).joined(separator: "\n"))
@@ -114,10 +124,8 @@ do {
     print("matrix: alarm -> push against the camera's latency (20% of requests never answered)")
     print(summary.render())
   case "soak":
-    var settings = PipelineSettings()
-    settings.rate = option("rate", 100)
+    var settings = pipelineSettings()
     settings.seconds = option("minutes", 10) * 60
-    settings.cameraMs = option("camera-ms", 5000)
     settings.warmUp = min(120, settings.seconds / 4)
     settings.name = "soak"
     let result = try await PipelineBenchmark(nats: nats, settings: settings).run()

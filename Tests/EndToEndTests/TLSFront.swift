@@ -10,10 +10,7 @@ struct TLSFront {
 
   init(to backend: Int) throws {
     pki = try APNsSandboxHarness.pki()
-    port = try Int(
-      runShell(
-        "python3 -c 'import socket; s=socket.socket(); s.bind((\"127.0.0.1\",0)); print(s.getsockname()[1])'"
-      ).trimmingCharacters(in: .whitespacesAndNewlines))!
+    port = try freePort()
     let certificate = pki.appendingPathComponent("server.pem").path
     let key = pki.appendingPathComponent("server.key").path
     process = try ChildProcess(

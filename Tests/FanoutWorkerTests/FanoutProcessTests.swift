@@ -141,14 +141,3 @@ import Testing
     #expect(lines.first?.contains("MOWDECK_NOTIFICATIONS_COOLDOWN_THEFT_SECONDS") == true)
   }
 }
-
-/// A TCP port nothing listens on right now.
-func freePort() throws -> Int {
-  let text = try runShell(
-    "python3 -c 'import socket; s=socket.socket(); s.bind((\"127.0.0.1\",0)); print(s.getsockname()[1])'"
-  )
-  guard let port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-    throw TimedOut(what: "a free port")
-  }
-  return port
-}

@@ -124,3 +124,14 @@ public func runShell(_ command: String) throws -> String {
   }
   return text
 }
+
+/// A TCP port nothing listens on right now.
+public func freePort() throws -> Int {
+  let text = try runShell(
+    "python3 -c 'import socket; s=socket.socket(); s.bind((\"127.0.0.1\",0)); print(s.getsockname()[1])'"
+  )
+  guard let port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+    throw TimedOut(what: "a free port")
+  }
+  return port
+}
