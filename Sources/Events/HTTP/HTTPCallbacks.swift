@@ -100,11 +100,8 @@ extension HTTPServerCore {
       }
       return dispatch(exchange, connection: connection, method: String(cString: method))
     case .waiting:
-      let response = exchange.state.withLock { state in
-        state.phase = .answered
-        return state.response
-      }
-      return answer(response ?? .plain(500), exchange: exchange, connection: connection)
+      return answer(
+        exchange.takeResponse() ?? .plain(500), exchange: exchange, connection: connection)
     case .answered:
       return .YES
     }

@@ -19,6 +19,10 @@ final class HTTPExchange: Sendable {
     var headers = HTTPHeaders()
     var body: [UInt8] = []
     var bodyTooLarge = false
+    /// Set once, by the work or by the deadline sweep, whichever came first.
+    var resumed = false
+    /// The answer of a resumed request until it is handed to libmicrohttpd (which copies
+    /// it); dropped then, so a photo is not kept for as long as the exchange is.
     var response: HTTPResponse?
     var route = HTTPRouter.unmatched
   }
@@ -36,9 +40,21 @@ final class HTTPExchange: Sendable {
   /// deadline race); true for the one caller that must then resume the connection.
   func finish(with response: HTTPResponse) -> Bool {
     state.withLock { state in
-      guard state.response == nil else { return false }
+      guard !state.resumed else { return false }
+      state.resumed = true
       state.response = response
       return true
+    }
+  }
+
+  /// The answer to queue after resuming, taken out of the exchange: the suspended-request
+  /// queue may keep the exchange for a while after it was answered (issue 9: the serving
+  /// process held every photo it had sent for about 30 s).
+  func takeResponse() -> HTTPResponse? {
+    state.withLock { state in
+      state.phase = .answered
+      defer { state.response = nil }
+      return state.response
     }
   }
 }

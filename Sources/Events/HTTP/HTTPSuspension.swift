@@ -34,12 +34,13 @@ struct SuspendedQueue: Sendable {
     var due: [SuspendedRequest] = []
     while head < entries.count {
       let front = entries[head]
-      let answered = front.exchange.state.withLock { $0.response != nil }
+      let answered = front.exchange.state.withLock { $0.resumed }
       guard answered || front.suspendedAt < cutoff else { break }
       if !answered { due.append(front) }
       head += 1
     }
-    if head > 1024, head * 2 > entries.count {
+    // Compacted often: an answered entry still holds its exchange (headers, target).
+    if head > 64, head * 2 > entries.count {
       entries.removeFirst(head)
       head = 0
     }
