@@ -5,6 +5,7 @@ import Foundation
 /// outcome; retries with backoff, deactivates dead tokens, never waits for the camera.
 struct APNsService: Service {
   let store: DeliveryStore
+  let outcomes: OutcomeWriter
   let client: HTTP2Client
   let token: ProviderToken
   let nats: NATSClient
@@ -62,7 +63,7 @@ struct APNsService: Service {
     var backoff = Backoff(initial: 0.1, maximum: 2)
     while true {
       do {
-        let written = try await store.finish(delivery, outcome)
+        let written = try await outcomes.write(delivery, outcome)
         if !written { metrics.increment("mowdeck_apns_stale_total") }
         return
       } catch {

@@ -23,8 +23,9 @@ enum APNsWorker {
     let metrics = Metrics()
     let endpoint = try MonitoringEndpoint.start(
       listen: configuration.metricsListen, pool: pool, nats: nats, metrics: metrics, logger: logger)
+    let store = DeliveryStore(pool: pool, leaseSeconds: configuration.apnsLeaseSeconds)
     let service = APNsService(
-      store: DeliveryStore(pool: pool, leaseSeconds: configuration.apnsLeaseSeconds),
+      store: store, outcomes: OutcomeWriter(store: store),
       client: HTTP2Client(caFile: configuration.apnsCAFile),
       token: token, nats: nats, subjects: Subjects(prefix: configuration.natsSubjectPrefix),
       configuration: configuration, signer: signer, clock: clock, logger: logger,

@@ -1,8 +1,8 @@
 import Events
 import Foundation
 
-/// The APNs stage's reads and writes: claiming due deliveries with a lease, and ending each
-/// attempt in one transaction fenced by the lease token (ADR 0009).
+/// The APNs stage's reads and writes: claiming due deliveries with a lease, and ending
+/// attempts, each fenced by its lease token, several to a transaction (ADR 0009, 0014).
 struct DeliveryStore: Sendable {
   let pool: DatabasePool
   /// Longer than a request can take (10 s timeout): a delivery whose worker died is sent
@@ -12,34 +12,33 @@ struct DeliveryStore: Sendable {
 
   func claim(limit: Int) async throws -> [ClaimedDelivery] {
     let lease = leaseSeconds
-    return try await pool.withTransaction { tx in
-      try tx.query(
-        """
-        WITH due AS (
-          SELECT delivery_id FROM deliveries
-          WHERE state = 'queued' AND next_attempt_at <= now()
-            AND (lease_expires_at IS NULL OR lease_expires_at < now())
-          ORDER BY next_attempt_at
-          LIMIT \(limit)
-          FOR UPDATE SKIP LOCKED
-        ), claimed AS (
-          UPDATE deliveries d
-          SET lease_token = nextval('lease_tokens'),
-              lease_expires_at = now() + make_interval(secs => \(lease)),
-              attempts = d.attempts + 1
-          FROM due WHERE d.delivery_id = due.delivery_id
-          RETURNING d.delivery_id, d.notification_id, d.device_id, d.lease_token, d.attempts,
-                    d.created_at
-        )
-        SELECT c.*, v.token, v.environment, v.active, v.registered_at, n.image_id, n.event_id,
-               a.kind, a.mower_name, a.reason
-        FROM claimed c
-        JOIN devices v ON v.device_id = c.device_id
-        JOIN notifications n ON n.notification_id = c.notification_id
-        JOIN alarms a ON a.event_id = n.event_id
-        """
-      ).map { try ClaimedDelivery(row: $0) }
-    }
+    // One statement: atomic on its own, so no BEGIN and COMMIT round trips around it.
+    return try await pool.query(
+      """
+      WITH due AS (
+        SELECT delivery_id FROM deliveries
+        WHERE state = 'queued' AND next_attempt_at <= now()
+          AND (lease_expires_at IS NULL OR lease_expires_at < now())
+        ORDER BY next_attempt_at
+        LIMIT \(limit)
+        FOR UPDATE SKIP LOCKED
+      ), claimed AS (
+        UPDATE deliveries d
+        SET lease_token = nextval('lease_tokens'),
+            lease_expires_at = now() + make_interval(secs => \(lease)),
+            attempts = d.attempts + 1
+        FROM due WHERE d.delivery_id = due.delivery_id
+        RETURNING d.delivery_id, d.notification_id, d.device_id, d.lease_token, d.attempts,
+                  d.created_at
+      )
+      SELECT c.*, v.token, v.environment, v.active, v.registered_at, n.image_id, n.event_id,
+             a.kind, a.mower_name, a.reason
+      FROM claimed c
+      JOIN devices v ON v.device_id = c.device_id
+      JOIN notifications n ON n.notification_id = c.notification_id
+      JOIN alarms a ON a.event_id = n.event_id
+      """
+    ).map { try ClaimedDelivery(row: $0) }
   }
 
   enum Outcome: Sendable {
@@ -48,77 +47,123 @@ struct DeliveryStore: Sendable {
     case failed(status: Int?, reason: String, deactivateDevice: Bool, apnsTimestamp: Int64?)
   }
 
-  /// Records the attempt's outcome; false when the lease was lost meanwhile (another worker
-  /// holds the delivery now) and nothing was written.
-  @discardableResult
-  func finish(_ delivery: ClaimedDelivery, _ outcome: Outcome) async throws -> Bool {
+  /// Records the outcomes of several attempts in one transaction (the `OutcomeWriter`
+  /// groups them). Each is fenced by its own lease token: the answer says, per item, whether
+  /// it was written (false: the lease was lost meanwhile and another worker holds the
+  /// delivery now, so nothing of that attempt is recorded).
+  func finish(_ items: [(delivery: ClaimedDelivery, outcome: Outcome)]) async throws -> [Bool] {
+    guard !items.isEmpty else { return [] }
     let eventLog = eventLog
     return try await pool.withTransaction { tx in
-      let common: [String: any Sendable] = [
-        "delivery_id": delivery.deliveryID, "notification_id": delivery.notificationID,
-        "device_id": delivery.deviceID, "token_prefix": delivery.tokenPrefix,
-        "environment": delivery.environment, "attempt": delivery.attempt,
-      ]
+      let ended = try Set(
+        tx.query(
+          """
+          UPDATE deliveries d SET state = u.state, lease_token = NULL, lease_expires_at = NULL,
+            finished_at = CASE WHEN u.state = 'queued' THEN NULL ELSE now() END,
+            next_attempt_at = now() + make_interval(secs => u.retry_after)
+          FROM unnest(\(PostgresArray(items.map(\.delivery.deliveryID)))::uuid[],
+                      \(PostgresArray(items.map { String($0.delivery.leaseToken) }))::bigint[],
+                      \(PostgresArray(items.map { $0.outcome.state }))::text[],
+                      \(PostgresArray(items.map { String($0.outcome.retryAfter) }))::float8[])
+            WITH ORDINALITY AS u(delivery_id, lease_token, state, retry_after, item)
+          WHERE d.delivery_id = u.delivery_id AND d.lease_token = u.lease_token
+            AND d.state = 'queued'
+          RETURNING u.item
+          """
+        ).map { try $0.int("item") - 1 })
+      // Dead tokens: one `device.deactivated` per device actually switched off here, on the
+      // first of its outcomes (another delivery of the device may have got there first).
+      let deactivating = items.indices.filter {
+        ended.contains($0) && items[$0].outcome.deactivates
+      }
+      var switchedOff = Set<UUID>()
+      if !deactivating.isEmpty {
+        switchedOff = try Set(
+          tx.query(
+            """
+            UPDATE devices SET active = false, deactivated_at = now()
+            WHERE device_id = ANY(\(PostgresArray(deactivating.map { items[$0].delivery.deviceID }))::uuid[])
+              AND active
+            RETURNING device_id
+            """
+          ).map { try $0.uuid("device_id") })
+      }
       var events: [NewEvent] = []
-      // The new state ('queued' again for a retry) and when the next attempt is due.
-      let state: String
-      var retryAfter = 0.0
-      switch outcome {
-      case .sent(let apnsID, let status, let latency, let hasImage):
-        state = "sent"
-        events.append(
-          NewEvent(
-            .deliverySent, correlationID: delivery.eventID,
-            data: common.merging(
-              ["apns_id": apnsID, "status": status, "latency_ms": latency, "has_image": hasImage]
-            ) { $1 }))
-      case .retry(let status, let reason, let after):
-        state = "queued"
-        retryAfter = after
-        events.append(
-          NewEvent(
-            .deliveryRetryScheduled, correlationID: delivery.eventID,
-            data: common.merging(
-              ["status": status, "reason": reason, "retry_in_ms": Int(after * 1000)]) { $1 }))
-      case .failed(let status, let reason, let deactivate, let timestamp):
-        state = "failed"
-        events.append(
-          NewEvent(
-            .deliveryFailed, correlationID: delivery.eventID,
-            data: common.merging(
-              ["status": status, "reason": reason, "apns_timestamp": timestamp]) { $1 }))
-        if deactivate {
-          events.append(
-            NewEvent(
-              .deviceDeactivated, correlationID: delivery.eventID,
-              data: [
-                "device_id": delivery.deviceID, "token_prefix": delivery.tokenPrefix,
-                "reason": reason, "apns_timestamp": timestamp,
-              ]))
+      for index in items.indices where ended.contains(index) {
+        let (delivery, outcome) = items[index]
+        events.append(outcome.event(for: delivery))
+        if outcome.deactivates, switchedOff.remove(delivery.deviceID) != nil {
+          events.append(outcome.deactivationEvent(for: delivery))
         }
       }
-      // Fenced: only the holder of the current lease writes the outcome.
-      let ended = try tx.query(
-        """
-        UPDATE deliveries SET state = \(state), lease_token = NULL, lease_expires_at = NULL,
-          finished_at = CASE WHEN \(state) = 'queued' THEN NULL ELSE now() END,
-          next_attempt_at = now() + make_interval(secs => \(retryAfter))
-        WHERE delivery_id = \(delivery.deliveryID) AND lease_token = \(delivery.leaseToken)
-          AND state = 'queued'
-        RETURNING delivery_id
-        """)
-      guard !ended.isEmpty else { return false }
-      if case .failed(_, _, true, _) = outcome {
-        let deactivated = try tx.query(
-          """
-          UPDATE devices SET active = false, deactivated_at = now()
-          WHERE device_id = \(delivery.deviceID) AND active RETURNING device_id
-          """)
-        // Already inactive (another delivery got there first): one event is enough.
-        if deactivated.isEmpty { events.removeAll { $0.type == .deviceDeactivated } }
-      }
       try eventLog.append(events, in: tx)
-      return true
+      return items.indices.map { ended.contains($0) }
     }
+  }
+}
+
+extension DeliveryStore.Outcome {
+  /// The delivery's state after this attempt: 'queued' again for a retry.
+  var state: String {
+    switch self {
+    case .sent: "sent"
+    case .retry: "queued"
+    case .failed: "failed"
+    }
+  }
+
+  /// Seconds until the next attempt is due (a retry only).
+  var retryAfter: Double {
+    if case .retry(_, _, let after) = self { return after }
+    return 0
+  }
+
+  var deactivates: Bool {
+    if case .failed(_, _, true, _) = self { return true }
+    return false
+  }
+
+  /// The fact this attempt adds to the log.
+  func event(for delivery: ClaimedDelivery) -> NewEvent {
+    let common: [String: any Sendable] = [
+      "delivery_id": delivery.deliveryID, "notification_id": delivery.notificationID,
+      "device_id": delivery.deviceID, "token_prefix": delivery.tokenPrefix,
+      "environment": delivery.environment, "attempt": delivery.attempt,
+    ]
+    switch self {
+    case .sent(let apnsID, let status, let latency, let hasImage):
+      return NewEvent(
+        .deliverySent, correlationID: delivery.eventID,
+        data: common.merging(
+          ["apns_id": apnsID, "status": status, "latency_ms": latency, "has_image": hasImage]
+        ) { $1 })
+    case .retry(let status, let reason, let after):
+      return NewEvent(
+        .deliveryRetryScheduled, correlationID: delivery.eventID,
+        data: common.merging(
+          ["status": status, "reason": reason, "retry_in_ms": Int(after * 1000)]) { $1 })
+    case .failed(let status, let reason, _, let timestamp):
+      return NewEvent(
+        .deliveryFailed, correlationID: delivery.eventID,
+        data: common.merging(["status": status, "reason": reason, "apns_timestamp": timestamp]) {
+          $1
+        })
+    }
+  }
+
+  /// The fact that the device's token is dead (a `failed` outcome that deactivates).
+  func deactivationEvent(for delivery: ClaimedDelivery) -> NewEvent {
+    var reason = ""
+    var timestamp: Int64?
+    if case .failed(_, let failure, _, let apnsTimestamp) = self {
+      reason = failure
+      timestamp = apnsTimestamp
+    }
+    return NewEvent(
+      .deviceDeactivated, correlationID: delivery.eventID,
+      data: [
+        "device_id": delivery.deviceID, "token_prefix": delivery.tokenPrefix,
+        "reason": reason, "apns_timestamp": timestamp,
+      ])
   }
 }

@@ -1,0 +1,163 @@
+import Events
+import Foundation
+import TestSupport
+import Testing
+
+@testable import APNsWorker
+
+/// Outcomes written several to a transaction: each still fenced by its own lease, each
+/// dead device switched off once, and a lone outcome written as soon as it arrives.
+@Suite struct DeliveryStoreTests {
+  /// One alarm for user u-1 with `devices` devices, one queued delivery each.
+  static func queuedDeliveries(devices: Int, in db: TestDatabase) async throws -> DeliveryStore {
+    let directory = Directory(pool: db.pool)
+    try await directory.addUser(id: "u-1", name: "Owner")
+    try await directory.grant(mowerID: "m-1", userID: "u-1")
+    for n in 0..<devices {
+      _ = try await directory.addDevice(
+        userID: "u-1", token: String(repeating: "ab", count: 24) + String(format: "%016x", n),
+        environment: "production")
+    }
+    try await db.pool.query(
+      """
+      WITH alarm AS (
+        INSERT INTO alarms (event_id, mower_id, kind, alarm_class, occurred_at, decided_on,
+                            decision, photo, recipients)
+        VALUES (gen_random_uuid(), 'm-1', 'mower_stuck', 'error', now(), now(), 'pushed', 'none', 1)
+        RETURNING event_id
+      ), notification AS (
+        INSERT INTO notifications (notification_id, event_id, user_id)
+        SELECT gen_random_uuid(), event_id, 'u-1' FROM alarm RETURNING notification_id
+      )
+      INSERT INTO deliveries (notification_id, device_id)
+      SELECT notification_id, device_id FROM notification, devices
+      """)
+    return DeliveryStore(pool: db.pool, leaseSeconds: 30)
+  }
+
+  static let deadToken = DeliveryStore.Outcome.failed(
+    status: 410, reason: "Unregistered", deactivateDevice: true, apnsTimestamp: nil)
+
+  @Test func aGroupIsFencedPerDeliveryAndRecordsEachOutcome() async throws {
+    let db = try await TestDatabase.make()
+    let store = try await Self.queuedDeliveries(devices: 4, in: db)
+    let claimed = try await store.claim(limit: 10)
+    #expect(claimed.count == 4)
+    // Another worker took the last one over meanwhile: its lease token moved on.
+    try await db.pool.query(
+      """
+      UPDATE deliveries SET lease_token = nextval('lease_tokens')
+      WHERE delivery_id = \(claimed[3].deliveryID)
+      """)
+    let written = try await store.finish([
+      (claimed[0], .sent(apnsID: "a-1", status: 200, latencyMs: 3, hasImage: false)),
+      (claimed[1], .retry(status: 503, reason: "ServiceUnavailable", afterSeconds: 30)),
+      (claimed[2], Self.deadToken),
+      (claimed[3], .sent(apnsID: "a-4", status: 200, latencyMs: 3, hasImage: false)),
+    ])
+    #expect(written == [true, true, true, false])
+    let states = try await db.pool.query(
+      """
+      SELECT delivery_id, state, lease_token IS NULL AS released,
+             next_attempt_at > now() + interval '20 seconds' AS later
+      FROM deliveries
+      """)
+    var byID: [UUID: (String, Bool, Bool)] = [:]
+    for row in states {
+      byID[try row.uuid("delivery_id")] =
+        (try row.string("state"), try row.bool("released"), try row.bool("later"))
+    }
+    #expect(byID[claimed[0].deliveryID]! == ("sent", true, false))
+    #expect(byID[claimed[1].deliveryID]! == ("queued", true, true))
+    #expect(byID[claimed[2].deliveryID]! == ("failed", true, false))
+    #expect(byID[claimed[3].deliveryID]! == ("queued", false, false))
+    let types = try await db.pool.query(
+      "SELECT type, data->>'delivery_id' AS d FROM events ORDER BY position"
+    )
+    .map { try $0.string("type") }
+    #expect(
+      types == [
+        "delivery.sent", "delivery.retry_scheduled", "delivery.failed", "device.deactivated",
+      ]
+    )
+    #expect(try await db.count("SELECT count(*) AS n FROM devices WHERE NOT active") == 1)
+  }
+
+  @Test func aDeviceSwitchedOffTwiceInOneGroupIsDeactivatedOnce() async throws {
+    let db = try await TestDatabase.make()
+    let store = try await Self.queuedDeliveries(devices: 1, in: db)
+    // A second alarm's delivery to the same device.
+    try await db.pool.query(
+      """
+      WITH alarm AS (
+        INSERT INTO alarms (event_id, mower_id, kind, alarm_class, occurred_at, decided_on,
+                            decision, photo, recipients)
+        VALUES (gen_random_uuid(), 'm-1', 'mower_lifted', 'theft', now(), now(), 'pushed', 'none', 1)
+        RETURNING event_id
+      ), notification AS (
+        INSERT INTO notifications (notification_id, event_id, user_id)
+        SELECT gen_random_uuid(), event_id, 'u-1' FROM alarm RETURNING notification_id
+      )
+      INSERT INTO deliveries (notification_id, device_id)
+      SELECT notification_id, device_id FROM notification, devices
+      """)
+    let claimed = try await store.claim(limit: 10)
+    #expect(claimed.count == 2)
+    #expect(try await store.finish(claimed.map { ($0, Self.deadToken) }) == [true, true])
+    let types = try await db.pool.query("SELECT type FROM events ORDER BY position")
+      .map { try $0.string("type") }
+    #expect(types.filter { $0 == "delivery.failed" }.count == 2)
+    #expect(types.filter { $0 == "device.deactivated" }.count == 1)
+  }
+
+  @Test func theWriterGroupsConcurrentOutcomesAndAnswersEachCaller() async throws {
+    let db = try await TestDatabase.make()
+    let store = try await Self.queuedDeliveries(devices: 30, in: db)
+    let claimed = try await store.claim(limit: 100)
+    #expect(claimed.count == 30)
+    let writer = OutcomeWriter(store: store, maxGroup: 8)
+    // Each written exactly once; a repeat of an already ended attempt finds no lease.
+    let answers = try await withThrowingTaskGroup(of: Bool.self) { group in
+      for (index, delivery) in claimed.enumerated() {
+        group.addTask {
+          try await writer.write(
+            delivery, .sent(apnsID: "a-\(index)", status: 200, latencyMs: 1, hasImage: false))
+        }
+      }
+      group.addTask {
+        try await Task.sleep(for: .milliseconds(50))
+        return try await writer.write(
+          claimed[0], .sent(apnsID: "again", status: 200, latencyMs: 1, hasImage: false))
+      }
+      return try await group.reduce(into: [Bool]()) { $0.append($1) }
+    }
+    #expect(answers.filter { $0 }.count == 30)
+    #expect(answers.filter { !$0 }.count == 1)
+    #expect(try await db.count("SELECT count(*) AS n FROM deliveries WHERE state = 'sent'") == 30)
+    #expect(
+      try await db.count("SELECT count(*) AS n FROM events WHERE type = 'delivery.sent'") == 30)
+    // Fewer transactions than outcomes: the 30 concurrent writes went in groups of at most 8.
+    let transactions = try await db.count(
+      "SELECT count(DISTINCT tx_id) AS n FROM events WHERE type = 'delivery.sent'")
+    #expect(transactions < 30)
+    #expect(transactions >= 4)
+  }
+
+  @Test func aFailedGroupFailsEveryCallerAndALaterWriteSucceeds() async throws {
+    let db = try await TestDatabase.make()
+    let store = try await Self.queuedDeliveries(devices: 1, in: db)
+    let claimed = try await store.claim(limit: 1)
+    let writer = OutcomeWriter(store: store)
+    // The events table refuses writes for a moment (as a database that went away would).
+    try await db.pool.query("ALTER TABLE events RENAME TO events_away")
+    await #expect(throws: DatabaseError.self) {
+      try await writer.write(
+        claimed[0], .sent(apnsID: "a", status: 200, latencyMs: 1, hasImage: false))
+    }
+    try await db.pool.query("ALTER TABLE events_away RENAME TO events")
+    #expect(
+      try await writer.write(
+        claimed[0], .sent(apnsID: "a", status: 200, latencyMs: 1, hasImage: false)))
+    #expect(try await db.count("SELECT count(*) AS n FROM deliveries WHERE state = 'sent'") == 1)
+  }
+}
