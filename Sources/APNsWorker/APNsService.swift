@@ -20,7 +20,7 @@ struct APNsService: Service {
   func run() async throws {
     try await Migrator(pool: store.pool, logger: logger).migrateWhenReachable()
     let doorbell = Doorbell()
-    let listener = try doorbell.listen(to: subjects.wakeDeliveries, on: nats)
+    let listener = try doorbell.listen(to: subjects.wakeDeliveries, on: nats, queue: "APNsWorker")
     defer { listener.cancel() }
     let inFlight = Counter()
     logger.info(

@@ -16,7 +16,7 @@ struct PhotoService: Service {
   func run() async throws {
     try await migrate()
     let doorbell = Doorbell()
-    let listener = try doorbell.listen(to: subjects.wakePhotos, on: nats)
+    let listener = try doorbell.listen(to: subjects.wakePhotos, on: nats, queue: "PhotoWorker")
     defer { listener.cancel() }
     let inFlight = InFlightLeases()
     let renewer = Task { await renewLeases(inFlight) }

@@ -148,8 +148,10 @@ final class ConnectionEvents: Sendable {
   }
 }
 
-private func onDisconnected(_: OpaquePointer?, _ context: UnsafeMutableRawPointer?) {
+private func onDisconnected(_ connection: OpaquePointer?, _ context: UnsafeMutableRawPointer?) {
   guard let context else { return }
+  // nats.c calls this on our own `close()` too: that is no outage, and nothing reconnects.
+  if let connection, natsConnection_IsClosed(connection) { return }
   let events = Unmanaged<ConnectionEvents>.fromOpaque(context).takeUnretainedValue()
   events.logger.warning("NATS disconnected, reconnecting", ["url": events.url])
 }
