@@ -48,7 +48,10 @@ struct APNsService: Service {
           await inFlight.add(1)
           group.addTask {
             await deliver(delivery)
-            await inFlight.add(-1)
+            // A worker at its cap claims again once half its pushes have ended, not at its
+            // next sweep: a backlog (after an APNs outage) drains at the connection's pace,
+            // not at 200 a second (issue 9). Below half the cap this never rings.
+            if await inFlight.add(-1) == maxInFlight / 2 { await doorbell.ring() }
           }
         }
         if !claimed.isEmpty, claimed.count == min(room, 500) { continue }
@@ -167,5 +170,10 @@ struct APNsService: Service {
 /// How many pushes are in flight.
 actor Counter {
   private(set) var value = 0
-  func add(_ delta: Int) { value += delta }
+  /// Returns the new value.
+  @discardableResult
+  func add(_ delta: Int) -> Int {
+    value += delta
+    return value
+  }
 }
