@@ -18,12 +18,18 @@ import Testing
         userID: "u-1", token: String(repeating: "ab", count: 24) + String(format: "%016x", n),
         environment: "production")
     }
+    try await alarm(kind: "mower_stuck", alarmClass: "error", in: db)
+    return DeliveryStore(pool: db.pool, leaseSeconds: 30)
+  }
+
+  /// One more pushed alarm of mower m-1 for user u-1: a queued delivery to every device.
+  static func alarm(kind: String, alarmClass: String, in db: TestDatabase) async throws {
     try await db.pool.query(
       """
       WITH alarm AS (
         INSERT INTO alarms (event_id, mower_id, kind, alarm_class, occurred_at, decided_on,
                             decision, photo, recipients)
-        VALUES (gen_random_uuid(), 'm-1', 'mower_stuck', 'error', now(), now(), 'pushed', 'none', 1)
+        VALUES (gen_random_uuid(), 'm-1', \(kind), \(alarmClass), now(), now(), 'pushed', 'none', 1)
         RETURNING event_id
       ), notification AS (
         INSERT INTO notifications (notification_id, event_id, user_id)
@@ -32,7 +38,6 @@ import Testing
       INSERT INTO deliveries (notification_id, device_id)
       SELECT notification_id, device_id FROM notification, devices
       """)
-    return DeliveryStore(pool: db.pool, leaseSeconds: 30)
   }
 
   static let deadToken = DeliveryStore.Outcome.failed(
@@ -87,20 +92,7 @@ import Testing
     let db = try await TestDatabase.make()
     let store = try await Self.queuedDeliveries(devices: 1, in: db)
     // A second alarm's delivery to the same device.
-    try await db.pool.query(
-      """
-      WITH alarm AS (
-        INSERT INTO alarms (event_id, mower_id, kind, alarm_class, occurred_at, decided_on,
-                            decision, photo, recipients)
-        VALUES (gen_random_uuid(), 'm-1', 'mower_lifted', 'theft', now(), now(), 'pushed', 'none', 1)
-        RETURNING event_id
-      ), notification AS (
-        INSERT INTO notifications (notification_id, event_id, user_id)
-        SELECT gen_random_uuid(), event_id, 'u-1' FROM alarm RETURNING notification_id
-      )
-      INSERT INTO deliveries (notification_id, device_id)
-      SELECT notification_id, device_id FROM notification, devices
-      """)
+    try await Self.alarm(kind: "mower_lifted", alarmClass: "theft", in: db)
     let claimed = try await store.claim(limit: 10)
     #expect(claimed.count == 2)
     #expect(try await store.finish(claimed.map { ($0, Self.deadToken) }) == [true, true])
