@@ -129,9 +129,10 @@ import Testing
     for index in 0..<100 { try await stack.reserve(mower: "m-\(index)") }
     try await eventually(timeout: .seconds(30), "100 photos") { try await stack.pending() == 0 }
     let elapsed = ContinuousClock.now - start
-    // Sequential requests would take 200 s; in flight together they take the latency plus
-    // overhead (a loaded CI machine gets some slack; docs/benchmarks.md has the figures).
-    #expect(elapsed < .seconds(6), "\(elapsed)")
+    // Sequential requests would take 200 s; in flight together, the latency plus the test's
+    // own 100 reservations and the stores. The bound only tells the two apart: a loaded CI
+    // run took 6.5 s once, and speed is the benchmarks' business (docs/benchmarks.md).
+    #expect(elapsed < .seconds(20), "\(elapsed)")
     #expect(Set(try await stack.outcomes().values) == ["captured"])
   }
 
