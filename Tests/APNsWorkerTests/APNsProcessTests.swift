@@ -144,7 +144,12 @@ import Testing
       WHERE type = 'delivery.retry_scheduled' AND correlation_id = \(alarm)
       """
     ).map { try $0.string("t") }
-    #expect(Set(retried) == [String(tokens[4].prefix(8)), String(tokens[5].prefix(8))])
+    // 429 and 500 are retried later. The expired provider token is retried at once with a
+    // new token, on the same connection; when that retry races the GOAWAY of tokens[7] (a
+    // clean-clone CI run, 2026-11-29), its stream fails and it is retried later on the new
+    // connection instead: the same collapse id, so harmless, and then sent.
+    let later = Set(retried).subtracting([String(tokens[6].prefix(8))])
+    #expect(later == [String(tokens[4].prefix(8)), String(tokens[5].prefix(8))])
     #expect(story.filter { $0 == "delivery.sent" }.count == 5)
     // Every push carried the contract's headers; repeats of one notification share its id.
     let pushes = stack.pushes()
