@@ -92,8 +92,10 @@ struct DeliveryStore: Sendable {
       for index in items.indices where ended.contains(index) {
         let (delivery, outcome) = items[index]
         events.append(outcome.event(for: delivery))
-        if outcome.deactivates, switchedOff.remove(delivery.deviceID) != nil {
-          events.append(outcome.deactivationEvent(for: delivery))
+        if let deactivation = outcome.deactivationEvent(for: delivery),
+          switchedOff.remove(delivery.deviceID) != nil
+        {
+          events.append(deactivation)
         }
       }
       try eventLog.append(events, in: tx)
@@ -151,14 +153,9 @@ extension DeliveryStore.Outcome {
     }
   }
 
-  /// The fact that the device's token is dead (a `failed` outcome that deactivates).
-  func deactivationEvent(for delivery: ClaimedDelivery) -> NewEvent {
-    var reason = ""
-    var timestamp: Int64?
-    if case .failed(_, let failure, _, let apnsTimestamp) = self {
-      reason = failure
-      timestamp = apnsTimestamp
-    }
+  /// The fact that the device's token is dead; nil unless this outcome deactivates it.
+  func deactivationEvent(for delivery: ClaimedDelivery) -> NewEvent? {
+    guard case .failed(_, let reason, true, let timestamp) = self else { return nil }
     return NewEvent(
       .deviceDeactivated, correlationID: delivery.eventID,
       data: [

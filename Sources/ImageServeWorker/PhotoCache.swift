@@ -5,8 +5,8 @@ import Synchronization
 ///
 /// Safe because a stored photo never changes: its row is inserted once and only ever
 /// deleted. Every fetch still asks PostgreSQL whether the row is there and fresh, so a
-/// pruned photo answers 410 at once; the cache only saves reading and hex-decoding the
-/// bytes again (most of the cost of a 480 KB answer).
+/// pruned photo answers 410 at once; the cache only saves reading the bytes again (a
+/// TOAST fetch of up to 512 KiB; they arrive in binary, `DatabasePool.firstBytes`).
 final class PhotoCache: Sendable {
   private struct Entry {
     var jpeg: [UInt8]

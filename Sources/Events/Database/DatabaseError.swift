@@ -46,4 +46,11 @@ public enum DatabaseError: Error, CustomStringConvertible, Sendable {
     if case .statementFailed(let state, _, _) = self { return state == "23505" }
     return false
   }
+
+  /// "Cached plan must not change result type": the schema changed under a prepared
+  /// statement (a migration by a newer replica); only a fresh connection prepares it anew.
+  public var isStalePreparedStatement: Bool {
+    if case .statementFailed(let state, _, _) = self { return state == "0A000" }
+    return false
+  }
 }

@@ -200,10 +200,8 @@ public final class PostgresConnection: @unchecked Sendable {
     }
     defer { PQclear(result) }
     let checked = check(result, statement: sql.text)
-    if name != nil, case .failure(.statementFailed(let state, _, _)) = checked, state == "0A000" {
-      // "cached plan must not change result type": the schema changed under a prepared
-      // statement (a migration by a newer replica). A fresh connection prepares it anew.
-      broken.withLock { $0 = true }
+    if name != nil, case .failure(let error) = checked, error.isStalePreparedStatement {
+      broken.withLock { $0 = true }  // dropped on release; the retry prepares anew
     }
     return checked.map(read)
   }

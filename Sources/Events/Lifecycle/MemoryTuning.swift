@@ -10,7 +10,9 @@
 /// threshold large buffers stay in mmap and go back to the system when freed; two arenas
 /// bound the rest. At 100 alarms/s the serving process peaked at 71 MiB in a 10-minute run
 /// without these settings and at 63 MiB in a 60 s run with them (set through glibc's
-/// environment variables): not a like-for-like comparison, but the only one made.
+/// environment variables): not a like-for-like comparison, but the only one made. Most
+/// of that memory turned out to be answers the HTTP server kept after sending them (fixed
+/// in `HTTPExchange.takeResponse`); what these settings add on their own is unmeasured.
 enum MemoryTuning {
   // From <malloc.h>, which Swift's Glibc module does not include.
   private static let mmapThreshold: Int32 = -3  // M_MMAP_THRESHOLD
