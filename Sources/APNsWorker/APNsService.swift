@@ -1,8 +1,9 @@
 import Events
 import Foundation
 
-/// The APNs stage: claims queued deliveries, pushes each over HTTP/2, and records the
-/// outcome; retries with backoff, deactivates dead tokens, never waits for the camera.
+/// The APNs stage: takes the deliveries the fan-out hands over, claims the others (retries,
+/// released or lapsed handoffs), pushes each over HTTP/2, and records the outcome; retries
+/// with backoff, deactivates dead tokens, never waits for the camera.
 struct APNsService: Service {
   let store: DeliveryStore
   let outcomes: OutcomeWriter
@@ -22,6 +23,8 @@ struct APNsService: Service {
     let doorbell = Doorbell()
     let listener = try doorbell.listen(to: subjects.wakeDeliveries, on: nats, queue: "APNsWorker")
     defer { listener.cancel() }
+    let handoffs = try nats.subscribe(
+      subjects.deliveryHandoff, queue: "APNsWorker", bufferLimit: 1000)
     let inFlight = Counter()
     logger.info(
       "APNs worker running",
@@ -30,6 +33,7 @@ struct APNsService: Service {
         "images": signer != nil && configuration.imageBaseURL != nil,
       ])
     await withDiscardingTaskGroup { group in
+      group.addTask { await take(handoffs, inFlight: inFlight, doorbell: doorbell) }
       var backoff = Backoff()
       while !Task.isCancelled {
         let room = maxInFlight - (await inFlight.value)
@@ -45,20 +49,55 @@ struct APNsService: Service {
           }
         }
         for delivery in claimed {
-          await inFlight.add(1)
-          group.addTask {
-            await deliver(delivery)
-            // A worker at its cap claims again once half its pushes have ended, not at its
-            // next sweep: a backlog (after an APNs outage) drains at the connection's pace,
-            // not at 200 a second (issue 9). Below half the cap this never rings.
-            if await inFlight.add(-1) == maxInFlight / 2 { await doorbell.ring() }
-          }
+          await start(delivery, in: &group, inFlight: inFlight, doorbell: doorbell)
         }
         if !claimed.isEmpty, claimed.count == min(room, 500) { continue }
         await doorbell.wait(timeout: .seconds(1))
       }
     }
     client.shutdown()
+  }
+
+  /// The fan-out's handoffs (ADR 0016): each is taken, and its pushes started, while this
+  /// worker is below its in-flight cap; declined otherwise, and then the fan-out releases
+  /// the deliveries to the claim path. The answer goes only after the pushes have started.
+  private func take(_ handoffs: NATSSubscription, inFlight: Counter, doorbell: Doorbell) async {
+    await withDiscardingTaskGroup { group in
+      for await message in handoffs {
+        var answer = DeliveryHandoff.Answer.declined
+        do {
+          let handoff = try DeliveryHandoff.decode(message.data)
+          if await inFlight.value < maxInFlight {
+            for delivery in handoff.deliveries {
+              await start(
+                ClaimedDelivery(handoff: handoff, delivery: delivery), in: &group,
+                inFlight: inFlight, doorbell: doorbell)
+            }
+            answer = .taken
+          }
+        } catch {
+          logger.error(
+            "a delivery handoff is unreadable; declined, so the deliveries are claimed instead",
+            ["error": error, "bytes": message.data.count])
+        }
+        metrics.increment("mowdeck_apns_handoffs_total", labels: ["answer": answer.rawValue])
+        if let reply = message.reply { try? nats.publish(reply, Array(answer.rawValue.utf8)) }
+      }
+    }
+  }
+
+  private func start(
+    _ delivery: ClaimedDelivery, in group: inout DiscardingTaskGroup, inFlight: Counter,
+    doorbell: Doorbell
+  ) async {
+    await inFlight.add(1)
+    group.addTask {
+      await deliver(delivery)
+      // A worker at its cap claims again once half its pushes have ended, not at its
+      // next sweep: a backlog (after an APNs outage) drains at the connection's pace,
+      // not at 200 a second (issue 9). Below half the cap this never rings.
+      if await inFlight.add(-1) == maxInFlight / 2 { await doorbell.ring() }
+    }
   }
 
   private func deliver(_ delivery: ClaimedDelivery) async {

@@ -37,6 +37,26 @@ struct ClaimedDelivery: Sendable {
     reason = try row.optionalString("reason")
   }
 
+  /// A delivery the fan-out leased and handed to this worker (ADR 0016): its first attempt,
+  /// to a device that was active when the decision was taken.
+  init(handoff: DeliveryHandoff, delivery: DeliveryHandoff.Delivery) {
+    deliveryID = delivery.deliveryID
+    notificationID = delivery.notificationID
+    eventID = handoff.eventID
+    leaseToken = handoff.leaseToken
+    attempt = 1
+    createdAt = handoff.createdAt
+    deviceID = delivery.deviceID
+    token = delivery.token
+    environment = delivery.environment
+    deviceActive = true
+    deviceRegisteredAt = delivery.deviceRegisteredAt
+    imageID = handoff.imageID
+    kind = handoff.kind
+    mowerName = handoff.mowerName
+    reason = handoff.reason
+  }
+
   /// The first characters of the token: enough to tell devices apart in events and logs.
   var tokenPrefix: String { String(token.prefix(8)) }
 }

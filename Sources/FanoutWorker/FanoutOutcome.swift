@@ -1,3 +1,4 @@
+import Events
 import Foundation
 
 /// What handling one ingress message came to, for the ack, the wake-ups and the metrics.
@@ -12,6 +13,7 @@ struct FanoutOutcome: Sendable, Equatable {
   let correlationID: UUID
   let mowerID: String?
   var reservedImage: Bool = false
-  var deliveries: Int = 0
+  /// The deliveries to offer to an APNs worker once the decision is acknowledged.
+  var handoff: DeliveryHandoff? = nil
   var detail: String? = nil
 }

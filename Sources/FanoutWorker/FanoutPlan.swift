@@ -8,12 +8,12 @@ struct FanoutPlan: Sendable {
     let userID: String
   }
 
-  struct DeliveryRow: Sendable {
-    let deliveryID: UUID
-    let notificationID: UUID
-    let deviceID: UUID
-    let environment: String
-    let tokenPrefix: String
+  /// The lease the deliveries are written with, read in the decision's transaction.
+  struct Lease: Sendable {
+    let token: Int64
+    /// The transaction's `now()`, which is also each delivery's `created_at`.
+    let createdAt: Date
+    let seconds: Int
   }
 
   let alarm: IngressAlarm
@@ -21,19 +21,22 @@ struct FanoutPlan: Sendable {
   let decision: Decision
   let recipients: [Recipient]
   let streamSequence: UInt64
+  let lease: Lease
   let imageID: UUID?
   let notifications: [NotificationRow]
-  let deliveries: [DeliveryRow]
+  /// The rows of `deliveries`, as the handoff carries them.
+  let deliveries: [DeliveryHandoff.Delivery]
 
   init(
     alarm: IngressAlarm, decisionTime: Date, decision: Decision, recipients: [Recipient],
-    streamSequence: UInt64
+    streamSequence: UInt64, lease: Lease
   ) {
     self.alarm = alarm
     self.decisionTime = decisionTime
     self.decision = decision
     self.recipients = recipients
     self.streamSequence = streamSequence
+    self.lease = lease
     guard case .pushed(let photo) = decision else {
       imageID = nil
       notifications = []
@@ -42,17 +45,17 @@ struct FanoutPlan: Sendable {
     }
     imageID = photo == .reserved ? UUID() : nil
     var notifications: [NotificationRow] = []
-    var deliveries: [DeliveryRow] = []
+    var deliveries: [DeliveryHandoff.Delivery] = []
     for recipient in recipients {
       // A random id per user: the only identifier that ever appears in a push URL.
       let notification = NotificationRow(notificationID: UUID(), userID: recipient.userID)
       notifications.append(notification)
       for device in recipient.devices {
         deliveries.append(
-          DeliveryRow(
+          DeliveryHandoff.Delivery(
             deliveryID: UUID(), notificationID: notification.notificationID,
-            deviceID: device.deviceID, environment: device.environment,
-            tokenPrefix: device.tokenPrefix))
+            deviceID: device.deviceID, token: device.token, environment: device.environment,
+            deviceRegisteredAt: device.registeredAt))
       }
     }
     self.notifications = notifications
@@ -130,10 +133,19 @@ struct FanoutPlan: Sendable {
     return events
   }
 
+  /// What the APNs worker is offered after the commit; nil when nothing is pushed.
+  var handoff: DeliveryHandoff? {
+    guard !deliveries.isEmpty else { return nil }
+    return DeliveryHandoff(
+      leaseToken: lease.token, eventID: alarm.eventID, createdAt: lease.createdAt,
+      kind: alarm.kind, mowerName: alarm.mowerName, reason: alarm.reason, imageID: imageID,
+      deliveries: deliveries)
+  }
+
   var outcome: FanoutOutcome {
     FanoutOutcome(
       kind: isPushed ? .pushed : .suppressed, correlationID: alarm.eventID,
-      mowerID: alarm.mowerID, reservedImage: imageID != nil, deliveries: deliveries.count,
+      mowerID: alarm.mowerID, reservedImage: imageID != nil, handoff: handoff,
       detail: photoLabel)
   }
 }

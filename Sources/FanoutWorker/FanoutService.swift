@@ -2,9 +2,11 @@ import Events
 import Foundation
 
 /// The fan-out stage: pulls alarms from the shared durable JetStream consumer, decides each
-/// in one transaction, acknowledges only after the commit, then rings the next stages.
+/// in one transaction, acknowledges only after the commit, then offers the deliveries to
+/// an APNs worker and rings the photo stage.
 struct FanoutService: Service {
   let store: FanoutStore
+  let offers: DeliveryOffers
   let nats: NATSClient
   let subjects: Subjects
   let clock: any WallClock
@@ -20,19 +22,23 @@ struct FanoutService: Service {
     let consumer = try await connectConsumer()
     logger.info(
       "fan-out running", ["stream": subjects.alarmsStream, "consumer": subjects.fanoutConsumer])
-    var backoff = Backoff()
-    while !Task.isCancelled {
-      let messages: [JetStreamMessage]
-      do {
-        messages = try await consumer.fetch(batch: batchSize, timeout: .seconds(1))
-        backoff.reset()
-      } catch {
-        logger.warning("fetching alarms failed, retrying", ["error": error])
-        guard await backoff.wait() else { break }
-        continue
+    await withDiscardingTaskGroup { group in
+      group.addTask { await offers.run() }
+      var backoff = Backoff()
+      while !Task.isCancelled {
+        let messages: [JetStreamMessage]
+        do {
+          messages = try await consumer.fetch(batch: batchSize, timeout: .seconds(1))
+          backoff.reset()
+        } catch {
+          logger.warning("fetching alarms failed, retrying", ["error": error])
+          guard await backoff.wait() else { break }
+          continue
+        }
+        guard !messages.isEmpty else { continue }
+        await process(messages)
       }
-      guard !messages.isEmpty else { continue }
-      await process(messages)
+      offers.finish()
     }
   }
 
@@ -111,9 +117,10 @@ struct FanoutService: Service {
     let elapsed = ContinuousClock.now - started
     metrics.observe("mowdeck_fanout_decision_seconds", elapsed.seconds)
     metrics.increment("mowdeck_fanout_alarms_total", labels: ["outcome": outcome.kind.rawValue])
-    // Doorbells: a lost one costs the next stage its one-second sweep, nothing more.
+    // The deliveries go to an APNs worker directly; the photo stage gets a doorbell, a lost
+    // one of which costs it its one-second sweep, nothing more.
+    if let handoff = outcome.handoff { offers.offer(handoff) }
     if outcome.reservedImage { try? nats.publish(subjects.wakePhotos) }
-    if outcome.deliveries > 0 { try? nats.publish(subjects.wakeDeliveries) }
     let decided: [String: Any] = [
       "stream_seq": Int(message.streamSequence),
       "event_id": outcome.correlationID.uuidString.lowercased(),

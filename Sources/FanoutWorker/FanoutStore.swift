@@ -7,6 +7,8 @@ struct FanoutStore: Sendable {
   let pool: DatabasePool
   let rules: DecisionRules
   let subjects: Subjects
+  /// The lease a handed-off delivery starts with: the APNs worker's own claim lease.
+  let apnsLeaseSeconds: Int
   let eventLog = EventLog()
 
   func handle(
@@ -70,13 +72,14 @@ struct FanoutStore: Sendable {
           ON CONFLICT (mower_id) DO UPDATE SET mower_id = EXCLUDED.mower_id
           RETURNING last_theft_push_at, last_error_push_at, last_photo_at, photo_times
         )
-        SELECT locked.*,
+        SELECT locked.*, now() AS transaction_start, nextval('lease_tokens') AS lease_token,
           EXISTS (SELECT 1 FROM alarms WHERE event_id = \(alarm.eventID)) AS seen,
           (SELECT coalesce(json_agg(json_build_object(
               'user_id', g.user_id,
               'devices', (SELECT coalesce(json_agg(json_build_object(
-                  'device_id', d.device_id, 'environment', d.environment,
-                  'token_prefix', left(d.token, 8)) ORDER BY d.registered_at, d.device_id), '[]')
+                  'device_id', d.device_id, 'environment', d.environment, 'token', d.token,
+                  'registered_at', extract(epoch FROM d.registered_at))
+                  ORDER BY d.registered_at, d.device_id), '[]')
                 FROM devices d WHERE d.user_id = g.user_id AND d.active))
               ORDER BY g.user_id), '[]')::text
             FROM grants g WHERE g.mower_id = \(alarm.mowerID)) AS recipients
@@ -97,7 +100,10 @@ struct FanoutStore: Sendable {
         reservationsInLastDay: state.reservations(inDayBefore: time), recipients: recipients.count)
       let plan = FanoutPlan(
         alarm: alarm, decisionTime: time, decision: decision, recipients: recipients,
-        streamSequence: streamSequence)
+        streamSequence: streamSequence,
+        lease: FanoutPlan.Lease(
+          token: Int64(try row.int("lease_token")), createdAt: try row.date("transaction_start"),
+          seconds: apnsLeaseSeconds))
       try write(plan, tx)
       return plan.outcome
     }
@@ -141,8 +147,11 @@ struct FanoutStore: Sendable {
         FROM unnest(\(PostgresArray(plan.notifications.map(\.notificationID)))::uuid[],
                     \(PostgresArray(plan.notifications.map(\.userID)))::text[]) AS x(n, u)
       ), delivery AS (
-        INSERT INTO deliveries (delivery_id, notification_id, device_id)
-        SELECT d, n, v
+        -- Leased already: the handoff sends them without a claim (ADR 0016).
+        INSERT INTO deliveries (delivery_id, notification_id, device_id, attempts, lease_token,
+                                lease_expires_at)
+        SELECT d, n, v, 1, \(plan.lease.token),
+               now() + make_interval(secs => \(plan.lease.seconds))
         FROM unnest(\(PostgresArray(plan.deliveries.map(\.deliveryID)))::uuid[],
                     \(PostgresArray(plan.deliveries.map(\.notificationID)))::uuid[],
                     \(PostgresArray(plan.deliveries.map(\.deviceID)))::uuid[]) AS x(d, n, v)
@@ -151,6 +160,17 @@ struct FanoutStore: Sendable {
         VALUES (\(Int64(plan.streamSequence)), \(alarm.eventID), 'decided')
       )
       \(fragment: eventLog.insertStatement(plan.events))
+      """)
+  }
+
+  /// Gives deliveries whose handoff no APNs worker took back to the claim path, at once
+  /// rather than when their lease lapses; their first attempt is undone, none was made.
+  func release(_ handoff: DeliveryHandoff) async throws {
+    try await pool.query(
+      """
+      UPDATE deliveries SET lease_token = NULL, lease_expires_at = NULL, attempts = attempts - 1
+      WHERE delivery_id = ANY(\(PostgresArray(handoff.deliveries.map(\.deliveryID)))::uuid[])
+        AND lease_token = \(handoff.leaseToken) AND state = 'queued'
       """)
   }
 

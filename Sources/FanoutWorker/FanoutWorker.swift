@@ -14,12 +14,16 @@ enum FanoutWorker {
       url: configuration.natsURL, name: "FanoutWorker", logger: logger)
     let subjects = Subjects(prefix: configuration.natsSubjectPrefix)
     let store = FanoutStore(
-      pool: pool, rules: DecisionRules(configuration: configuration), subjects: subjects)
+      pool: pool, rules: DecisionRules(configuration: configuration), subjects: subjects,
+      apnsLeaseSeconds: configuration.apnsLeaseSeconds)
     let metrics = Metrics()
     let endpoint = try MonitoringEndpoint.start(
       listen: configuration.metricsListen, pool: pool, nats: nats, metrics: metrics, logger: logger)
     let service = FanoutService(
-      store: store, nats: nats, subjects: subjects, clock: clock, logger: logger,
+      store: store,
+      offers: DeliveryOffers(
+        store: store, nats: nats, subjects: subjects, logger: logger, metrics: metrics),
+      nats: nats, subjects: subjects, clock: clock, logger: logger,
       metrics: metrics, concurrency: configuration.databasePoolSize, batchSize: 64,
       ackWaitSeconds: configuration.fanoutAckWaitSeconds)
     return MonitoredService(service, endpoint: endpoint)

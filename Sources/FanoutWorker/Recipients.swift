@@ -6,9 +6,10 @@ struct Recipient: Sendable, Equatable {
   struct Device: Sendable, Equatable {
     let deviceID: UUID
     let environment: String
-    /// The first characters of the token: enough to tell devices apart in the event log,
-    /// never the whole token.
-    let tokenPrefix: String
+    /// The whole APNs token: it travels only in the handoff to the APNs worker.
+    let token: String
+    /// When the token was registered: APNs's 410 deactivates only an older registration.
+    let registeredAt: Date
   }
 
   let userID: String
@@ -23,11 +24,13 @@ struct Recipient: Sendable, Equatable {
       guard let userID = item["user_id"] as? String else { return nil }
       let devices = (item["devices"] as? [[String: Any]] ?? []).compactMap { device -> Device? in
         guard let id = (device["device_id"] as? String).flatMap(UUID.init(uuidString:)),
-          let environment = device["environment"] as? String
+          let environment = device["environment"] as? String,
+          let token = device["token"] as? String,
+          let registered = (device["registered_at"] as? NSNumber)?.doubleValue
         else { return nil }
         return Device(
-          deviceID: id, environment: environment,
-          tokenPrefix: device["token_prefix"] as? String ?? "")
+          deviceID: id, environment: environment, token: token,
+          registeredAt: Date(timeIntervalSince1970: registered))
       }
       return Recipient(userID: userID, devices: devices)
     }

@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -261,5 +262,66 @@ import Testing
     #expect(try await stack.state(ofTokenPrefix: "not-a-token").reason == "bad_token_format")
     #expect(stack.pushes().count == 1)
     #expect(!stack.pushes().contains { ($0["token"] as? String)?.contains("not-a") == true })
+  }
+
+  /// A handoff is pushed at once, without a claim: the 10-minute lease keeps every claim
+  /// away, so only the handoff can have sent it; what is not a handoff is declined (ADR 0016).
+  @Test func aHandedOffDeliveryIsPushedWithoutAClaim() async throws {
+    let stack = try await Stack(extra: ["MOWDECK_APNS_LEASE_SECONDS": "600"])
+    defer { stack.stopAll() }
+    try await stack.fleet(tokens: [Self.token(5), Self.token(6)])
+    // Decided while no APNs worker listens: the fan-out's offer finds nobody and releases.
+    _ = try await stack.alarm()
+    try await eventually("the release") {
+      try await stack.db.count("SELECT count(*) AS n FROM deliveries WHERE lease_token IS NULL")
+        == 2
+    }
+    // Leased again, as the fan-out writes them, and offered by hand.
+    let rows = try await stack.db.pool.query(
+      """
+      UPDATE deliveries d SET lease_token = 4242, attempts = 1,
+        lease_expires_at = now() + interval '10 minutes'
+      FROM devices v, notifications n, alarms a
+      WHERE v.device_id = d.device_id AND n.notification_id = d.notification_id
+        AND a.event_id = n.event_id
+      RETURNING d.delivery_id, d.notification_id, d.device_id, d.created_at, v.token,
+        v.environment, v.registered_at, n.image_id, a.event_id, a.kind, a.mower_name, a.reason
+      """)
+    let first = try #require(rows.first)
+    let handoff = DeliveryHandoff(
+      leaseToken: 4242, eventID: try first.uuid("event_id"),
+      createdAt: try first.date("created_at"), kind: try first.string("kind"),
+      mowerName: try first.optionalString("mower_name"), reason: try first.optionalString("reason"),
+      imageID: try first.optionalUUID("image_id"),
+      deliveries: try rows.map {
+        DeliveryHandoff.Delivery(
+          deliveryID: try $0.uuid("delivery_id"), notificationID: try $0.uuid("notification_id"),
+          deviceID: try $0.uuid("device_id"), token: try $0.string("token"),
+          environment: try $0.string("environment"),
+          deviceRegisteredAt: try $0.date("registered_at"))
+      })
+    _ = try stack.start("APNsWorker")
+    let answer = Mutex<String?>(nil)
+    try await eventually("the worker to answer") {
+      do {
+        let reply = try await stack.nats.request(
+          stack.subjects.deliveryHandoff, handoff.encoded, timeout: .seconds(5))
+        answer.withLock { $0 = String(decoding: reply.data, as: UTF8.self) }
+        return true
+      } catch NATSError.noResponders {
+        return false
+      }
+    }
+    #expect(answer.withLock { $0 } == "taken")
+    try await eventually(timeout: .seconds(10), "both pushes") { try await stack.queued() == 0 }
+    #expect(
+      Set(stack.pushes().compactMap { $0["token"] as? String }) == [Self.token(5), Self.token(6)])
+    let sent = try await stack.db.pool.query(
+      "SELECT data->>'attempt' AS attempt FROM events WHERE type = 'delivery.sent'")
+    #expect(try sent.map { try $0.string("attempt") } == ["1", "1"])
+
+    let garbage = try await stack.nats.request(
+      stack.subjects.deliveryHandoff, Array("not a handoff".utf8), timeout: .seconds(5))
+    #expect(String(decoding: garbage.data, as: UTF8.self) == "declined")
   }
 }

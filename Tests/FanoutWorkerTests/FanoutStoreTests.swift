@@ -21,7 +21,7 @@ import Testing
       db = try await TestDatabase.make()
       store = FanoutStore(
         pool: db.pool, rules: DecisionRules(configuration: try Configuration.load(from: [:])),
-        subjects: Subjects())
+        subjects: Subjects(), apnsLeaseSeconds: 30)
       let directory = Directory(pool: db.pool)
       for index in 0..<users {
         try await directory.addUser(id: "u-\(index)", name: "User \(index)")
@@ -109,7 +109,7 @@ import Testing
     let id = UUID()
     let outcome = try await fixture.send("mower_stuck", after: 0, id: id)
     #expect(outcome.kind == .pushed)
-    #expect(outcome.deliveries == 3)
+    #expect(outcome.handoff?.deliveries.count == 3)
     #expect(outcome.reservedImage)
     let db = fixture.db
     #expect(
@@ -126,12 +126,66 @@ import Testing
     #expect(story.last == "image.reserved")
   }
 
+  /// The deliveries are written leased, and the handoff carries that lease and everything
+  /// the push needs, so the APNs worker can send without claiming (ADR 0016).
+  @Test func aPushIsHandedOffWithTheLeaseItsDeliveriesWereWrittenWith() async throws {
+    var fixture = try await Fixture(users: 2)
+    let id = UUID()
+    let handoff = try #require(try await fixture.send("mower_lifted", after: 0, id: id).handoff)
+    #expect(handoff.eventID == id)
+    #expect(handoff.kind == "mower_lifted")
+    #expect(
+      Set(handoff.deliveries.map(\.token)) == [
+        String(repeating: "0", count: 64), String(repeating: "1", count: 64),
+      ])
+    let rows = try await fixture.db.pool.query(
+      """
+      SELECT d.delivery_id, d.lease_token, d.attempts, d.created_at,
+             extract(epoch FROM d.lease_expires_at - d.created_at) AS lease_s,
+             v.registered_at
+      FROM deliveries d JOIN devices v USING (device_id) ORDER BY v.token
+      """)
+    #expect(try rows.map { try $0.uuid("delivery_id") } == handoff.deliveries.map(\.deliveryID))
+    for (row, delivery) in zip(rows, handoff.deliveries) {
+      #expect(try row.int("lease_token") == Int(handoff.leaseToken))
+      #expect(try row.int("attempts") == 1)
+      #expect(try row.date("created_at") == handoff.createdAt)
+      #expect(try row.optionalDouble("lease_s") == 30)
+      #expect(
+        abs(try row.date("registered_at").timeIntervalSince(delivery.deviceRegisteredAt)) < 0.000_01
+      )
+    }
+    // What travels over NATS decodes to the same handoff.
+    #expect(try DeliveryHandoff.decode(handoff.encoded) == handoff)
+  }
+
+  /// A handoff no worker took is released: claimable at once, its first attempt undone; a
+  /// release carrying another lease token changes nothing.
+  @Test func aReleasedHandoffIsClaimableAtOnce() async throws {
+    var fixture = try await Fixture(users: 2)
+    let handoff = try #require(try await fixture.send("mower_lifted", after: 0).handoff)
+    let stale = DeliveryHandoff(
+      leaseToken: handoff.leaseToken + 1, eventID: handoff.eventID, createdAt: handoff.createdAt,
+      kind: handoff.kind, mowerName: nil, reason: nil, imageID: nil,
+      deliveries: handoff.deliveries)
+    try await fixture.store.release(stale)
+    let leased: SQL =
+      "SELECT count(*) AS n FROM deliveries WHERE lease_token IS NOT NULL AND attempts = 1"
+    #expect(try await fixture.db.count(leased) == 2)
+    try await fixture.store.release(handoff)
+    #expect(try await fixture.db.count(leased) == 0)
+    #expect(
+      try await fixture.db.count(
+        "SELECT count(*) AS n FROM deliveries WHERE lease_expires_at IS NULL AND attempts = 0") == 2
+    )
+  }
+
   @Test func aMowerWithoutRecipientsIsPushedToNobodyAndTakesNoPhoto() async throws {
     var fixture = try await Fixture()
     let outcome = try await fixture.send("mower_lifted", after: 0, mower: "m-nobody")
     #expect(outcome.kind == .pushed)
     #expect(outcome.detail == "skipped:no_recipients")
-    #expect(outcome.deliveries == 0)
+    #expect(outcome.handoff == nil)
   }
 
   @Test func theSameEventIDIsHandledOnce() async throws {
@@ -193,7 +247,7 @@ import Testing
     let fixture = try await Fixture()
     let replicaB = FanoutStore(
       pool: DatabasePool(url: fixture.db.url, applicationName: "replica-b", maxConnections: 4),
-      rules: fixture.store.rules, subjects: Subjects())
+      rules: fixture.store.rules, subjects: Subjects(), apnsLeaseSeconds: 30)
     try await withThrowingTaskGroup(of: Void.self) { group in
       for index in 0..<20 {
         let store = index.isMultiple(of: 2) ? fixture.store : replicaB

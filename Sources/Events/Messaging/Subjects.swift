@@ -28,6 +28,9 @@ public struct Subjects: Sendable {
   /// Doorbells rung after a commit; each stage also sweeps its table every second.
   public var wakePhotos: String { prefix + "mowdeck.wake.photos" }
   public var wakeDeliveries: String { prefix + "mowdeck.wake.deliveries" }
+  /// The fan-out offers each decision's leased deliveries to one APNs worker (request/reply,
+  /// queue group "APNsWorker"; `DeliveryHandoff`, ADR 0016).
+  public var deliveryHandoff: String { prefix + "mowdeck.handoff.deliveries" }
   /// Published by the fan-out after each ingress message is committed (JSON: stream_seq,
   /// event_id, outcome); `mowdeck replay` and the benchmarks wait on it.
   public var alarmDecided: String { prefix + "mowdeck.fanout.decided" }
