@@ -8,8 +8,8 @@ import Foundation
 /// `taken` once the pushes have started, or `declined`; anything else (no answer, no
 /// worker listening) and the fan-out releases the lease, so the deliveries go the claim
 /// path at once instead of waiting for the lease to lapse.
-public struct DeliveryHandoff: Codable, Sendable, Equatable {
-  public struct Delivery: Codable, Sendable, Equatable {
+public struct DeliveryHandoff: Sendable, Equatable {
+  public struct Delivery: Sendable, Equatable {
     public let deliveryID: UUID
     public let notificationID: UUID
     public let deviceID: UUID
@@ -64,17 +64,81 @@ public struct DeliveryHandoff: Codable, Sendable, Equatable {
     self.deliveries = deliveries
   }
 
+  /// JSON through the project's one writer; dates as timestamps with microseconds, as
+  /// PostgreSQL keeps them.
   public var encoded: [UInt8] {
-    let encoder = JSONEncoder()
-    encoder.dateEncodingStrategy = .secondsSince1970
-    // Encoding plain strings, numbers and dates cannot fail.
-    return Array((try? encoder.encode(self)) ?? Data())
+    let object: [String: Any] = [
+      "lease_token": leaseToken, "event_id": eventID, "created_at": createdAt, "kind": kind,
+      "mower_name": mowerName as Any, "reason": reason as Any, "image_id": imageID as Any,
+      "deliveries": deliveries.map { delivery -> [String: Any] in
+        [
+          "delivery_id": delivery.deliveryID, "notification_id": delivery.notificationID,
+          "device_id": delivery.deviceID, "token": delivery.token,
+          "environment": delivery.environment,
+          "device_registered_at": delivery.deviceRegisteredAt,
+        ]
+      },
+    ]
+    return Array(JSON.encode(object).utf8)
   }
 
-  /// Throws `DecodingError` for anything that is not a handoff.
-  public static func decode(_ bytes: [UInt8]) throws -> DeliveryHandoff {
-    let decoder = JSONDecoder()
-    decoder.dateDecodingStrategy = .secondsSince1970
-    return try decoder.decode(DeliveryHandoff.self, from: Data(bytes))
+  /// Parses what `encoded` wrote; throws `Unreadable` naming the first field that is
+  /// missing or malformed.
+  public static func decode(_ bytes: [UInt8]) throws(Unreadable) -> DeliveryHandoff {
+    guard let object = JSON.object(from: bytes) else {
+      throw Unreadable(field: "(not a JSON object)")
+    }
+    let fields = Fields(object: object)
+    guard let items = object["deliveries"] as? [[String: Any]] else {
+      throw Unreadable(field: "deliveries")
+    }
+    return DeliveryHandoff(
+      leaseToken: Int64(try fields.number("lease_token")),
+      eventID: try fields.uuid("event_id"), createdAt: try fields.date("created_at"),
+      kind: try fields.string("kind"), mowerName: object["mower_name"] as? String,
+      reason: object["reason"] as? String,
+      imageID: object["image_id"] is String ? try fields.uuid("image_id") : nil,
+      deliveries: try items.map { item throws(Unreadable) in
+        let fields = Fields(object: item)
+        return Delivery(
+          deliveryID: try fields.uuid("delivery_id"),
+          notificationID: try fields.uuid("notification_id"),
+          deviceID: try fields.uuid("device_id"), token: try fields.string("token"),
+          environment: try fields.string("environment"),
+          deviceRegisteredAt: try fields.date("device_registered_at"))
+      })
+  }
+
+  /// A handoff that cannot be read, and the field that made it so.
+  public struct Unreadable: Error, Equatable, CustomStringConvertible {
+    public let field: String
+    public init(field: String) { self.field = field }
+    public var description: String { "unreadable delivery handoff: \(field)" }
+  }
+
+  private struct Fields {
+    let object: [String: Any]
+
+    func string(_ name: String) throws(Unreadable) -> String {
+      guard let value = object[name] as? String else { throw Unreadable(field: name) }
+      return value
+    }
+
+    func number(_ name: String) throws(Unreadable) -> Int {
+      guard let value = (object[name] as? NSNumber)?.int64Value else {
+        throw Unreadable(field: name)
+      }
+      return Int(value)
+    }
+
+    func uuid(_ name: String) throws(Unreadable) -> UUID {
+      guard let value = UUID(uuidString: try string(name)) else { throw Unreadable(field: name) }
+      return value
+    }
+
+    func date(_ name: String) throws(Unreadable) -> Date {
+      guard let value = Timestamp.parse(try string(name)) else { throw Unreadable(field: name) }
+      return value
+    }
   }
 }
