@@ -141,7 +141,9 @@ struct PipelineBenchmark {
     if let first = pushTimes.min(), let last = pushTimes.max(), last > first {
       collected.pushSpan = last.timeIntervalSince(first)
     }
-    // The fan-out's commit: `alarm.received` is written (clock_timestamp) in its transaction.
+    // The split: `alarm.received` is stamped (clock_timestamp) by the fan-out's write
+    // statement, inside its transaction: the rest of that statement and the COMMIT fall
+    // on the second side.
     var decidedAt: [String: Date] = [:]
     for row in try await db.pool.query(
       "SELECT correlation_id::text AS e, recorded_at AS t FROM events WHERE type = 'alarm.received'"

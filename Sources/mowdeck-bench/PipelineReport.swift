@@ -49,8 +49,8 @@ struct PipelineResult {
       "alarm -> push at sandbox", "\(push.count)", ms(push.median), ms(push.p99),
       ms(push.maximum), ms(floors.sum), String(format: "%.1fx", pushRatio))
     for (name, stage) in [
-      ("  of which alarm -> fan-out commit", collected.alarmToDecided),
-      ("  of which commit -> push at sandbox", collected.decidedToPush),
+      ("  of which alarm -> fan-out write", collected.alarmToDecided),
+      ("  of which write -> push at sandbox", collected.decidedToPush),
     ] {
       table.add(
         name, "\(stage.count)", ms(stage.median), ms(stage.p99), ms(stage.maximum), "", "")
