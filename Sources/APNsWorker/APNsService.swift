@@ -59,15 +59,17 @@ struct APNsService: Service {
   }
 
   /// The fan-out's handoffs (ADR 0016): each is taken, and its pushes started, while this
-  /// worker is below its in-flight cap; declined otherwise, and then the fan-out releases
-  /// the deliveries to the claim path. The answer goes only after the pushes have started.
+  /// worker is below its in-flight cap and the offer is still awaited; declined otherwise,
+  /// and then the fan-out releases the deliveries to the claim path. The answer goes only
+  /// after the pushes have started.
   private func take(_ handoffs: NATSSubscription, inFlight: Counter, doorbell: Doorbell) async {
     await withDiscardingTaskGroup { group in
       for await message in handoffs {
         var answer = DeliveryHandoff.Answer.declined
         do {
           let handoff = try DeliveryHandoff.decode(message.data)
-          if await inFlight.value < maxInFlight {
+          let late = handoff.answerBy.map { clock.now() > $0 } ?? false
+          if !late, await inFlight.value < maxInFlight {
             for delivery in handoff.deliveries {
               await start(
                 ClaimedDelivery(handoff: handoff, delivery: delivery), in: &group,
@@ -83,6 +85,8 @@ struct APNsService: Service {
         metrics.increment("mowdeck_apns_handoffs_total", labels: ["answer": answer.rawValue])
         if let reply = message.reply { try? nats.publish(reply, Array(answer.rawValue.utf8)) }
       }
+      // Stopping: no more offers to this worker while its last pushes end.
+      handoffs.unsubscribe()
     }
   }
 

@@ -14,6 +14,7 @@ struct DeliveryOffers: Sendable {
   let subjects: Subjects
   let logger: Logger
   let metrics: Metrics
+  let clock: any WallClock
   /// How long a worker has to answer. A worker that took the offer but answered later sends
   /// the push twice at worst, which the collapse id makes one notification on the phone.
   let answerTimeout: Duration
@@ -23,8 +24,9 @@ struct DeliveryOffers: Sendable {
 
   init(
     store: FanoutStore, nats: NATSClient, subjects: Subjects, logger: Logger, metrics: Metrics,
-    answerTimeout: Duration = .seconds(2)
+    clock: any WallClock, answerTimeout: Duration = .seconds(2)
   ) {
+    self.clock = clock
     self.answerTimeout = answerTimeout
     self.store = store
     self.nats = nats
@@ -49,10 +51,12 @@ struct DeliveryOffers: Sendable {
   }
 
   private func hand(_ handoff: DeliveryHandoff) async {
+    var offer = handoff
+    offer.answerBy = clock.now().addingTimeInterval(answerTimeout.seconds / 2)
     let refusal: String
     do {
       let answer = try await nats.request(
-        subjects.deliveryHandoff, handoff.encoded, timeout: answerTimeout)
+        subjects.deliveryHandoff, offer.encoded, timeout: answerTimeout)
       if String(decoding: answer.data, as: UTF8.self) == DeliveryHandoff.Answer.taken.rawValue {
         metrics.increment("mowdeck_fanout_handoffs_total", labels: ["answer": "taken"])
         return
@@ -62,10 +66,6 @@ struct DeliveryOffers: Sendable {
       refusal = "no_worker"
     } catch .timeout {
       refusal = "timeout"
-    } catch .cancelled {
-      // Stopping: the offer was almost surely taken; releasing it now would only send it
-      // twice. Not taken, it goes when its lease lapses.
-      return
     } catch {
       refusal = "failed"
       logger.warning(

@@ -22,24 +22,26 @@ struct FanoutService: Service {
     let consumer = try await connectConsumer()
     logger.info(
       "fan-out running", ["stream": subjects.alarmsStream, "consumer": subjects.fanoutConsumer])
-    await withDiscardingTaskGroup { group in
-      group.addTask { await offers.run() }
-      var backoff = Backoff()
-      while !Task.isCancelled {
-        let messages: [JetStreamMessage]
-        do {
-          messages = try await consumer.fetch(batch: batchSize, timeout: .seconds(1))
-          backoff.reset()
-        } catch {
-          logger.warning("fetching alarms failed, retrying", ["error": error])
-          guard await backoff.wait() else { break }
-          continue
-        }
-        guard !messages.isEmpty else { continue }
-        await process(messages)
+    // Not a child task: stopping must not cancel the offers under way, or their deliveries
+    // would wait out their lease. They are drained after the last decision, each within
+    // the answer timeout and a release.
+    let offering = Task { await offers.run() }
+    var backoff = Backoff()
+    while !Task.isCancelled {
+      let messages: [JetStreamMessage]
+      do {
+        messages = try await consumer.fetch(batch: batchSize, timeout: .seconds(1))
+        backoff.reset()
+      } catch {
+        logger.warning("fetching alarms failed, retrying", ["error": error])
+        guard await backoff.wait() else { break }
+        continue
       }
-      offers.finish()
+      guard !messages.isEmpty else { continue }
+      await process(messages)
     }
+    offers.finish()
+    await offering.value
   }
 
   private func connectConsumer() async throws -> PullConsumer {

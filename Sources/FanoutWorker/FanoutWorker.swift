@@ -22,7 +22,8 @@ enum FanoutWorker {
     let service = FanoutService(
       store: store,
       offers: DeliveryOffers(
-        store: store, nats: nats, subjects: subjects, logger: logger, metrics: metrics),
+        store: store, nats: nats, subjects: subjects, logger: logger, metrics: metrics,
+        clock: clock),
       nats: nats, subjects: subjects, clock: clock, logger: logger,
       metrics: metrics, concurrency: configuration.databasePoolSize, batchSize: 64,
       ackWaitSeconds: configuration.fanoutAckWaitSeconds)

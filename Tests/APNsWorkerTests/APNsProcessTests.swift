@@ -320,6 +320,14 @@ import Testing
       "SELECT data->>'attempt' AS attempt FROM events WHERE type = 'delivery.sent'")
     #expect(try sent.map { try $0.string("attempt") } == ["1", "1"])
 
+    // An offer read after the fan-out stopped waiting is declined (it may be released).
+    var late = handoff
+    late.answerBy = Date().addingTimeInterval(-1)
+    let lateAnswer = try await stack.nats.request(
+      stack.subjects.deliveryHandoff, late.encoded, timeout: .seconds(5))
+    #expect(String(decoding: lateAnswer.data, as: UTF8.self) == "declined")
+    #expect(stack.pushes().count == 2)
+
     let garbage = try await stack.nats.request(
       stack.subjects.deliveryHandoff, Array("not a handoff".utf8), timeout: .seconds(5))
     #expect(String(decoding: garbage.data, as: UTF8.self) == "declined")

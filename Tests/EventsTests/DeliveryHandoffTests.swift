@@ -20,7 +20,9 @@ import Testing
 
   @Test(arguments: [(UUID?.none, String?.none), (UUID(), "Robbie \"the\" mower")])
   func whatIsWrittenReadsBackUnchanged(imageID: UUID?, mowerName: String?) throws {
-    let handoff = Self.handoff(imageID: imageID, mowerName: mowerName)
+    var handoff = Self.handoff(imageID: imageID, mowerName: mowerName)
+    #expect(try DeliveryHandoff.decode(handoff.encoded) == handoff)
+    handoff.answerBy = Timestamp.parse("2026-11-29T19:00:01.5Z")
     #expect(try DeliveryHandoff.decode(handoff.encoded) == handoff)
   }
 

@@ -33,7 +33,10 @@ import Testing
       let offers = try nats.subscribe(subjects.deliveryHandoff, queue: "APNsWorker")
       responder = Task {
         for await message in offers where worker != .silent {
-          #expect((try? DeliveryHandoff.decode(message.data)) == handoff)
+          let offered = try? DeliveryHandoff.decode(message.data)
+          #expect(offered?.deliveries == handoff.deliveries)
+          // Answer within half the fan-out's own timeout (ADR 0016).
+          #expect(offered?.answerBy.map { $0 > Date() && $0 < Date() + 0.3 } == true)
           try? nats.publish(message.reply ?? "", Array(worker.rawValue.utf8))
         }
       }
@@ -44,7 +47,7 @@ import Testing
     let metrics = Metrics()
     let offers = DeliveryOffers(
       store: fixture.store, nats: nats, subjects: subjects, logger: TestServers.logger,
-      metrics: metrics, answerTimeout: .milliseconds(300))
+      metrics: metrics, clock: SystemClock(), answerTimeout: .milliseconds(300))
     async let running: Void = offers.run()
     offers.offer(handoff)
     offers.finish()
@@ -65,6 +68,7 @@ import Testing
   @Test func takenDeliveriesStayLeasedToTheWorker() async throws {
     let result = try await Self.offer(to: .taken)
     #expect(result.leased == 2)
+    #expect(result.rings == 0)
     #expect(result.answer == "taken")
   }
 

@@ -49,6 +49,10 @@ public struct DeliveryHandoff: Sendable, Equatable {
   public let reason: String?
   public let imageID: UUID?
   public let deliveries: [Delivery]
+  /// Set by the fan-out when it sends the offer: a worker that reads it later declines,
+  /// because by then the fan-out has stopped waiting and may have released it to a claim.
+  /// Earlier than the fan-out's own timeout, so clocks a little apart do no harm.
+  public var answerBy: Date?
 
   public init(
     leaseToken: Int64, eventID: UUID, createdAt: Date, kind: String, mowerName: String?,
@@ -70,6 +74,7 @@ public struct DeliveryHandoff: Sendable, Equatable {
     let object: [String: Any] = [
       "lease_token": leaseToken, "event_id": eventID, "created_at": createdAt, "kind": kind,
       "mower_name": mowerName as Any, "reason": reason as Any, "image_id": imageID as Any,
+      "answer_by": answerBy as Any,
       "deliveries": deliveries.map { delivery -> [String: Any] in
         [
           "delivery_id": delivery.deliveryID, "notification_id": delivery.notificationID,
@@ -92,7 +97,7 @@ public struct DeliveryHandoff: Sendable, Equatable {
     guard let items = object["deliveries"] as? [[String: Any]] else {
       throw Unreadable(field: "deliveries")
     }
-    return DeliveryHandoff(
+    var handoff = DeliveryHandoff(
       leaseToken: Int64(try fields.number("lease_token")),
       eventID: try fields.uuid("event_id"), createdAt: try fields.date("created_at"),
       kind: try fields.string("kind"), mowerName: object["mower_name"] as? String,
@@ -107,6 +112,8 @@ public struct DeliveryHandoff: Sendable, Equatable {
           environment: try fields.string("environment"),
           deviceRegisteredAt: try fields.date("device_registered_at"))
       })
+    handoff.answerBy = object["answer_by"] is String ? try fields.date("answer_by") : nil
+    return handoff
   }
 
   /// A handoff that cannot be read, and the field that made it so.
