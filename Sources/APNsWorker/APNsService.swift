@@ -26,6 +26,9 @@ struct APNsService: Service {
     let handoffs = try nats.subscribe(
       subjects.deliveryHandoff, queue: "APNsWorker", bufferLimit: 1000)
     let inFlight = Counter()
+    let handedOff = HandoffLeases()
+    let renewer = Task { await renewLeases(handedOff) }
+    defer { renewer.cancel() }
     logger.info(
       "APNs worker running",
       [
@@ -33,7 +36,9 @@ struct APNsService: Service {
         "images": signer != nil && configuration.imageBaseURL != nil,
       ])
     await withDiscardingTaskGroup { group in
-      group.addTask { await take(handoffs, inFlight: inFlight, doorbell: doorbell) }
+      group.addTask {
+        await take(handoffs, leases: handedOff, inFlight: inFlight, doorbell: doorbell)
+      }
       var backoff = Backoff()
       while !Task.isCancelled {
         let room = maxInFlight - (await inFlight.value)
@@ -62,7 +67,9 @@ struct APNsService: Service {
   /// worker is below its in-flight cap and the offer is still awaited; declined otherwise,
   /// and then the fan-out releases the deliveries to the claim path. The answer goes only
   /// after the pushes have started.
-  private func take(_ handoffs: NATSSubscription, inFlight: Counter, doorbell: Doorbell) async {
+  private func take(
+    _ handoffs: NATSSubscription, leases: HandoffLeases, inFlight: Counter, doorbell: Doorbell
+  ) async {
     await withDiscardingTaskGroup { group in
       for await message in handoffs {
         var answer = DeliveryHandoff.Answer.declined
@@ -70,10 +77,12 @@ struct APNsService: Service {
           let handoff = try DeliveryHandoff.decode(message.data)
           let late = handoff.answerBy.map { clock.now() > $0 } ?? false
           if !late, await inFlight.value < maxInFlight {
+            await leases.took(handoff.leaseToken, pushes: handoff.deliveries.count)
             for delivery in handoff.deliveries {
               await start(
                 ClaimedDelivery(handoff: handoff, delivery: delivery), in: &group,
-                inFlight: inFlight, doorbell: doorbell)
+                inFlight: inFlight, doorbell: doorbell
+              ) { await leases.ended(handoff.leaseToken) }
             }
             answer = .taken
           }
@@ -92,15 +101,30 @@ struct APNsService: Service {
 
   private func start(
     _ delivery: ClaimedDelivery, in group: inout DiscardingTaskGroup, inFlight: Counter,
-    doorbell: Doorbell
+    doorbell: Doorbell, afterwards: @escaping @Sendable () async -> Void = {}
   ) async {
     await inFlight.add(1)
     group.addTask {
       await deliver(delivery)
+      await afterwards()
       // A worker at its cap claims again once half its pushes have ended, not at its
       // next sweep: a backlog (after an APNs outage) drains at the connection's pace,
       // not at 200 a second (issue 9). Below half the cap this never rings.
       if await inFlight.add(-1) == maxInFlight / 2 { await doorbell.ring() }
+    }
+  }
+
+  /// Every second, extends the leases of handed-off pushes that have lasted over a second,
+  /// in one statement; a failure only means the next try (or a duplicate push after the
+  /// short lease, with the same collapse id).
+  private func renewLeases(_ leases: HandoffLeases) async {
+    while !Task.isCancelled {
+      try? await Task.sleep(for: .seconds(1))
+      do {
+        try await store.renew(handoffLeases: await leases.held(longerThan: .seconds(1)))
+      } catch {
+        logger.warning("renewing handed-off leases failed", ["error": error])
+      }
     }
   }
 

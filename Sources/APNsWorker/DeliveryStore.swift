@@ -41,6 +41,18 @@ struct DeliveryStore: Sendable {
     ).map { try ClaimedDelivery(row: $0) }
   }
 
+  /// Extends to the full lease the handed-off deliveries of these lease tokens that are
+  /// still queued: their pushes outlived a moment, and their first lease is short (ADR 0016).
+  func renew(handoffLeases tokens: [Int64]) async throws {
+    guard !tokens.isEmpty else { return }
+    try await pool.query(
+      """
+      UPDATE deliveries SET lease_expires_at = now() + make_interval(secs => \(leaseSeconds))
+      WHERE state = 'queued'
+        AND lease_token = ANY(\(PostgresArray(tokens.map { String($0) }))::bigint[])
+      """)
+  }
+
   enum Outcome: Sendable {
     case sent(apnsID: String?, status: Int, latencyMs: Int, hasImage: Bool)
     case retry(status: Int?, reason: String, afterSeconds: Double)

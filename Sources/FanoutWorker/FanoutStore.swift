@@ -7,8 +7,6 @@ struct FanoutStore: Sendable {
   let pool: DatabasePool
   let rules: DecisionRules
   let subjects: Subjects
-  /// The lease a handed-off delivery starts with: the APNs worker's own claim lease.
-  let apnsLeaseSeconds: Int
   let eventLog = EventLog()
 
   func handle(
@@ -103,7 +101,7 @@ struct FanoutStore: Sendable {
         streamSequence: streamSequence,
         lease: FanoutPlan.Lease(
           token: Int64(try row.int("lease_token")), createdAt: try row.date("transaction_start"),
-          seconds: apnsLeaseSeconds))
+          seconds: DeliveryHandoff.leaseSeconds))
       try write(plan, tx)
       return plan.outcome
     }

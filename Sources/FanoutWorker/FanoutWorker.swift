@@ -14,8 +14,7 @@ enum FanoutWorker {
       url: configuration.natsURL, name: "FanoutWorker", logger: logger)
     let subjects = Subjects(prefix: configuration.natsSubjectPrefix)
     let store = FanoutStore(
-      pool: pool, rules: DecisionRules(configuration: configuration), subjects: subjects,
-      apnsLeaseSeconds: configuration.apnsLeaseSeconds)
+      pool: pool, rules: DecisionRules(configuration: configuration), subjects: subjects)
     let metrics = Metrics()
     let endpoint = try MonitoringEndpoint.start(
       listen: configuration.metricsListen, pool: pool, nats: nats, metrics: metrics, logger: logger)

@@ -332,4 +332,32 @@ import Testing
       stack.subjects.deliveryHandoff, Array("not a handoff".utf8), timeout: .seconds(5))
     #expect(String(decoding: garbage.data, as: UTF8.self) == "declined")
   }
+
+  /// A handed-off push slower than the short first lease is sent once: the worker renews
+  /// the lease while the push lasts, so no claim takes the delivery again (ADR 0016).
+  @Test func aSlowHandedOffPushOutlivesItsFirstLeaseAndIsSentOnce() async throws {
+    let token = Self.token(7)
+    let slow = (DeliveryHandoff.leaseSeconds + 3) * 1000
+    let stack = try await Stack(
+      behaviours: [token: "slow:\(slow)x1"], extra: ["MOWDECK_APNS_LEASE_SECONDS": "30"])
+    defer { stack.stopAll() }
+    try await stack.fleet(tokens: [token])
+    _ = try stack.start("APNsWorker")
+    // The worker answers offers before the alarm, so the alarm's offer is taken.
+    try await eventually("the worker to listen for offers") {
+      do {
+        _ = try await stack.nats.request(
+          stack.subjects.deliveryHandoff, Array("not a handoff".utf8), timeout: .seconds(5))
+        return true
+      } catch NATSError.noResponders {
+        return false
+      }
+    }
+    _ = try await stack.alarm()
+    try await eventually(timeout: .seconds(30), "the push") { try await stack.queued() == 0 }
+    #expect(stack.pushes().filter { $0["token"] as? String == token }.count == 1)
+    let sent = try await stack.db.pool.query(
+      "SELECT data->>'attempt' AS attempt FROM events WHERE type = 'delivery.sent'")
+    #expect(try sent.map { try $0.string("attempt") } == ["1"])
+  }
 }

@@ -21,7 +21,7 @@ import Testing
       db = try await TestDatabase.make()
       store = FanoutStore(
         pool: db.pool, rules: DecisionRules(configuration: try Configuration.load(from: [:])),
-        subjects: Subjects(), apnsLeaseSeconds: 30)
+        subjects: Subjects())
       let directory = Directory(pool: db.pool)
       for index in 0..<users {
         try await directory.addUser(id: "u-\(index)", name: "User \(index)")
@@ -150,7 +150,7 @@ import Testing
       #expect(try row.int("lease_token") == Int(handoff.leaseToken))
       #expect(try row.int("attempts") == 1)
       #expect(try row.date("created_at") == handoff.createdAt)
-      #expect(try row.optionalDouble("lease_s") == 30)
+      #expect(try row.optionalDouble("lease_s") == Double(DeliveryHandoff.leaseSeconds))
       #expect(
         abs(try row.date("registered_at").timeIntervalSince(delivery.deviceRegisteredAt)) < 0.000_01
       )
@@ -247,7 +247,7 @@ import Testing
     let fixture = try await Fixture()
     let replicaB = FanoutStore(
       pool: DatabasePool(url: fixture.db.url, applicationName: "replica-b", maxConnections: 4),
-      rules: fixture.store.rules, subjects: Subjects(), apnsLeaseSeconds: 30)
+      rules: fixture.store.rules, subjects: Subjects())
     try await withThrowingTaskGroup(of: Void.self) { group in
       for index in 0..<20 {
         let store = index.isMultiple(of: 2) ? fixture.store : replicaB

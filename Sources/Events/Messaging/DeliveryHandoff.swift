@@ -34,6 +34,11 @@ public struct DeliveryHandoff: Sendable, Equatable {
     public var tokenPrefix: String { String(token.prefix(8)) }
   }
 
+  /// The lease handed-off deliveries are written with. Short, so that a fan-out killed
+  /// before its offer costs them seconds, not the APNs lease; the worker that takes them
+  /// renews it while a push lasts longer than a moment.
+  public static let leaseSeconds = 5
+
   /// What the APNs worker answers.
   public enum Answer: String, Sendable {
     case taken, declined
