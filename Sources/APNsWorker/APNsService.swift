@@ -26,8 +26,14 @@ struct APNsService: Service {
     let handoffs = try nats.subscribe(
       subjects.deliveryHandoff, queue: "APNsWorker", bufferLimit: 1000)
     let inFlight = Counter()
-    let handedOff = HandoffLeases()
-    let renewer = Task { await renewLeases(handedOff) }
+    // The handed-off pushes' short first leases, renewed for those lasting over a second;
+    // nearly all end sooner and cost no renewal (ADR 0016).
+    let handedOff = LeasesInFlight()
+    let renewer = Task {
+      await handedOff.keepRenewing(
+        every: .seconds(1), heldFor: .seconds(1), logger: logger, what: "handed-off leases"
+      ) { try await store.renew(handoffLeases: $0) }
+    }
     defer { renewer.cancel() }
     logger.info(
       "APNs worker running",
@@ -68,7 +74,7 @@ struct APNsService: Service {
   /// and then the fan-out releases the deliveries to the claim path. The answer goes only
   /// after the pushes have started.
   private func take(
-    _ handoffs: NATSSubscription, leases: HandoffLeases, inFlight: Counter, doorbell: Doorbell
+    _ handoffs: NATSSubscription, leases: LeasesInFlight, inFlight: Counter, doorbell: Doorbell
   ) async {
     await withDiscardingTaskGroup { group in
       for await message in handoffs {
@@ -77,7 +83,7 @@ struct APNsService: Service {
           let handoff = try DeliveryHandoff.decode(message.data)
           let late = handoff.answerBy.map { clock.now() > $0 } ?? false
           if !late, await inFlight.value < maxInFlight {
-            await leases.took(handoff.leaseToken, pushes: handoff.deliveries.count)
+            await leases.took(handoff.leaseToken, items: handoff.deliveries.count)
             for delivery in handoff.deliveries {
               await start(
                 ClaimedDelivery(handoff: handoff, delivery: delivery), in: &group,
@@ -111,20 +117,6 @@ struct APNsService: Service {
       // next sweep: a backlog (after an APNs outage) drains at the connection's pace,
       // not at 200 a second (issue 9). Below half the cap this never rings.
       if await inFlight.add(-1) == maxInFlight / 2 { await doorbell.ring() }
-    }
-  }
-
-  /// Every second, extends the leases of handed-off pushes that have lasted over a second,
-  /// in one statement; a failure only means the next try (or a duplicate push after the
-  /// short lease, with the same collapse id).
-  private func renewLeases(_ leases: HandoffLeases) async {
-    while !Task.isCancelled {
-      try? await Task.sleep(for: .seconds(1))
-      do {
-        try await store.renew(handoffLeases: await leases.held(longerThan: .seconds(1)))
-      } catch {
-        logger.warning("renewing handed-off leases failed", ["error": error])
-      }
     }
   }
 

@@ -58,5 +58,5 @@ struct ClaimedDelivery: Sendable {
   }
 
   /// The first characters of the token: enough to tell devices apart in events and logs.
-  var tokenPrefix: String { String(token.prefix(8)) }
+  var tokenPrefix: String { Directory.tokenPrefix(token) }
 }

@@ -13,7 +13,6 @@ struct FanoutPlan: Sendable {
     let token: Int64
     /// The transaction's `now()`, which is also each delivery's `created_at`.
     let createdAt: Date
-    let seconds: Int
   }
 
   let alarm: IngressAlarm

@@ -100,8 +100,7 @@ struct FanoutStore: Sendable {
         alarm: alarm, decisionTime: time, decision: decision, recipients: recipients,
         streamSequence: streamSequence,
         lease: FanoutPlan.Lease(
-          token: Int64(try row.int("lease_token")), createdAt: try row.date("transaction_start"),
-          seconds: DeliveryHandoff.leaseSeconds))
+          token: Int64(try row.int("lease_token")), createdAt: try row.date("transaction_start")))
       try write(plan, tx)
       return plan.outcome
     }
@@ -149,7 +148,7 @@ struct FanoutStore: Sendable {
         INSERT INTO deliveries (delivery_id, notification_id, device_id, attempts, lease_token,
                                 lease_expires_at)
         SELECT d, n, v, 1, \(plan.lease.token),
-               now() + make_interval(secs => \(plan.lease.seconds))
+               now() + make_interval(secs => \(DeliveryHandoff.leaseSeconds))
         FROM unnest(\(PostgresArray(plan.deliveries.map(\.deliveryID)))::uuid[],
                     \(PostgresArray(plan.deliveries.map(\.notificationID)))::uuid[],
                     \(PostgresArray(plan.deliveries.map(\.deviceID)))::uuid[]) AS x(d, n, v)

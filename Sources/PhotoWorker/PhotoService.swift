@@ -18,8 +18,13 @@ struct PhotoService: Service {
     let doorbell = Doorbell()
     let listener = try doorbell.listen(to: subjects.wakePhotos, on: nats, queue: "PhotoWorker")
     defer { listener.cancel() }
-    let inFlight = InFlightLeases()
-    let renewer = Task { await renewLeases(inFlight) }
+    let inFlight = LeasesInFlight()
+    // Every two fifths of the lease, the leases of the requests in flight, in one statement.
+    let renewer = Task {
+      await inFlight.keepRenewing(
+        every: .milliseconds(Int(store.leaseSeconds * 400)), logger: logger, what: "photo leases"
+      ) { try await store.renew($0) }
+    }
     defer { renewer.cancel() }
     logger.info("photo worker running", ["max_in_flight": maxInFlight])
     await withDiscardingTaskGroup { group in
@@ -38,10 +43,10 @@ struct PhotoService: Service {
           }
         }
         for claim in claimed {
-          await inFlight.add(claim.leaseToken)
+          await inFlight.took(claim.leaseToken)
           group.addTask {
             await capture(claim)
-            await inFlight.remove(claim.leaseToken)
+            await inFlight.ended(claim.leaseToken)
             await doorbell.ring()
           }
         }
@@ -122,25 +127,4 @@ struct PhotoService: Service {
         "store_us": Int(store * 1_000_000),
       ])
   }
-
-  /// Every two seconds, extends the leases of the requests in flight in one statement.
-  private func renewLeases(_ inFlight: InFlightLeases) async {
-    while !Task.isCancelled {
-      try? await Task.sleep(for: .milliseconds(Int(store.leaseSeconds * 400)))
-      do {
-        try await store.renew(await inFlight.tokens)
-      } catch {
-        logger.warning("renewing photo leases failed", ["error": error])
-      }
-    }
-  }
-}
-
-/// The lease tokens of this worker's requests in flight.
-actor InFlightLeases {
-  private var leases: Set<Int64> = []
-  var count: Int { leases.count }
-  var tokens: [Int64] { Array(leases) }
-  func add(_ token: Int64) { leases.insert(token) }
-  func remove(_ token: Int64) { leases.remove(token) }
 }

@@ -119,14 +119,9 @@ import Testing
   @Test func badStatementThrowsItsSQLState() async throws {
     let db = try await TestDatabase.make(migrated: false)
     let secret = "sk_live_51Hx9SECRETvalue"
-    do {
+    if let (state, error) = await statementFailure({
       try await db.pool.query("SELECT * FROM no_such_table WHERE name = \(secret)")
-      Issue.record("the statement should fail")
-    } catch let error as DatabaseError {
-      guard case .statementFailed(let state, _, _) = error else {
-        Issue.record("unexpected \(error)")
-        return
-      }
+    }) {
       #expect(state == "42P01")
       #expect(!error.isConnectionProblem)
       #expect(!error.isUniqueViolation)
@@ -140,14 +135,9 @@ import Testing
   @Test func descriptionOfADataErrorDoesNotRevealTheBoundValue() async throws {
     let db = try await TestDatabase.make(migrated: false)
     let secret = "sk_live_51Hx9SECRETvalue"
-    do {
+    if let (state, error) = await statementFailure({
       try await db.pool.query("SELECT \(secret)::int AS n")
-      Issue.record("the statement should fail")
-    } catch let error as DatabaseError {
-      guard case .statementFailed(let state, _, _) = error else {
-        Issue.record("unexpected \(error)")
-        return
-      }
+    }) {
       #expect(state == "22P02")
       #expect(!error.description.contains(secret))
     }

@@ -25,18 +25,12 @@ import Testing
 
   @Test func aFailingStatementInATransactionReportsItsOwnError() async throws {
     let db = try await TestDatabase.make(migrated: false)
-    do {
+    let failure = await statementFailure {
       _ = try await db.pool.withTransaction { tx in
         try tx.query("SELECT * FROM no_such_table WHERE id = \(1)")
       }
-      Issue.record("the statement should fail")
-    } catch let error as DatabaseError {
-      guard case .statementFailed(let state, _, _) = error else {
-        Issue.record("unexpected \(error)")
-        return
-      }
-      #expect(state == "42P01")
     }
+    if let (state, _) = failure { #expect(state == "42P01") }
   }
 
   @Test func aConnectionWhoseStatementTheSchemaChangedIsReplaced() async throws {

@@ -159,9 +159,9 @@ import Testing
     #expect(try DeliveryHandoff.decode(handoff.encoded) == handoff)
   }
 
-  /// A handoff no worker took is released: claimable at once, its first attempt undone; a
-  /// release carrying another lease token changes nothing.
-  @Test func aReleasedHandoffIsClaimableAtOnce() async throws {
+  /// A handoff no worker took is released: unleased (so the next claim takes it), its
+  /// first attempt undone; a release carrying another lease token changes nothing.
+  @Test func aReleasedHandoffIsUnleasedWithItsAttemptUndone() async throws {
     var fixture = try await Fixture(users: 2)
     let handoff = try #require(try await fixture.send("mower_lifted", after: 0).handoff)
     let stale = DeliveryHandoff(

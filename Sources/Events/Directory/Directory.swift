@@ -47,6 +47,10 @@ public struct Directory: Sendable {
     )
   }
 
+  /// What events and logs show of an APNs device token: enough to tell devices apart,
+  /// never the whole token.
+  public static func tokenPrefix(_ token: String) -> String { String(token.prefix(8)) }
+
   /// Registers (or re-activates, or moves to this user) an APNs device token.
   @discardableResult
   public func addDevice(userID: String, token: String, environment: String) async throws -> UUID {

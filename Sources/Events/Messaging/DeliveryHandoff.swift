@@ -29,9 +29,7 @@ public struct DeliveryHandoff: Sendable, Equatable {
       self.deviceRegisteredAt = deviceRegisteredAt
     }
 
-    /// The first characters of the token: enough to tell devices apart in the event log,
-    /// never the whole token.
-    public var tokenPrefix: String { String(token.prefix(8)) }
+    public var tokenPrefix: String { Directory.tokenPrefix(token) }
   }
 
   /// The lease handed-off deliveries are written with. Short, so that a fan-out killed
