@@ -2,7 +2,8 @@ import Events
 import Foundation
 
 /// The photo stage: claims reservations, asks each mower's camera once, and stores the
-/// photo or a failure marker. Many requests are in flight at once, none holding a thread.
+/// photo or a failure marker. Many requests are in flight at once, none holding a thread;
+/// their number, not a byte budget, bounds the photos held in memory (ADR 0017).
 struct PhotoService: Service {
   let store: PhotoStore
   let nats: NATSClient
@@ -10,6 +11,7 @@ struct PhotoService: Service {
   let logger: Logger
   let metrics: Metrics
   let maxInFlight: Int
+  let held: HeldPhotos
   let photoTimeoutSeconds: Int
   let migrate: @Sendable () async throws -> Void
 
@@ -57,8 +59,8 @@ struct PhotoService: Service {
     }
   }
 
-  /// One reservation: the camera request (unless its window has passed), then the store,
-  /// retried while PostgreSQL is away.
+  /// One reservation: the camera request (unless its window has passed), then the commit,
+  /// the photo held meanwhile.
   private func capture(_ claim: PhotoClaim) async {
     let started = ContinuousClock.now
     let result: PhotoResult
@@ -69,6 +71,15 @@ struct PhotoService: Service {
     }
     let latency = (ContinuousClock.now - started).seconds
     metrics.observe("mowdeck_photo_capture_seconds", latency)
+    let bytes = if case .captured(let jpeg) = result { jpeg.count } else { 0 }
+    await held.hold(bytes)
+    await commit(claim, result, latency: latency)
+    await held.release(bytes)
+  }
+
+  /// Stores `result`, retried while PostgreSQL is away; gives up only when stopping (the
+  /// lease then runs out and another worker takes the reservation over).
+  private func commit(_ claim: PhotoClaim, _ result: PhotoResult, latency: Double) async {
     var backoff = Backoff(initial: 0.1, maximum: 2)
     let replied = ContinuousClock.now
     while true {
@@ -80,7 +91,6 @@ struct PhotoService: Service {
         logger.warning(
           "storing a photo outcome failed, retrying",
           ["error": error, "image_id": claim.imageID])
-        // Stopping: the lease runs out and another worker takes the reservation over.
         guard await backoff.wait() else { return }
       }
     }

@@ -9,6 +9,7 @@ struct PhotoBenchmark {
   let nats: NATSClient
   let photos: Int
   let inFlight: Int
+  let floodPhotos: Int
 
   func run() async throws -> String {
     var table = TextTable("run", "photos", "median", "p99", "max", "wall", "worker peak RSS")
@@ -33,15 +34,27 @@ struct PhotoBenchmark {
       "\(inFlight) in flight, 2 s camera, 20 KB", "\(burst.samples.count)",
       ms(burst.samples.median), ms(burst.samples.p99), ms(burst.samples.maximum),
       String(format: "%.1f s", burst.wall), burst.rss)
+    // ADR 0017: a sustained flood of large frames, more than the store takes. The photos
+    // waiting for it are bounded by the requests in flight, the default and a quarter.
+    for inFlight in [1000, 250] {
+      let flood = try await measure(
+        frameFile: "near-limit.jpg", photos: floodPhotos, latency: "5000", perTick: 15,
+        settings: ["MOWDECK_PHOTO_MAX_IN_FLIGHT": String(inFlight)])
+      table.add(
+        "480 KB at 300/s, 5 s camera, \(inFlight) in flight", "\(flood.samples.count)",
+        ms(flood.samples.median), ms(flood.samples.p99), ms(flood.samples.maximum),
+        String(format: "%.1f s", flood.wall), flood.rss)
+    }
     return table.render()
   }
 
   /// Starts a simulator serving one frame and a PhotoWorker, reserves `photos` photos
   /// (`perTick` every 50 ms — 20 a second for 1, 100 for 5 — or all at once), and reads each
   /// capture's store time from the worker's debug log.
-  private func measure(frameFile: String, photos: Int, latency: String, perTick: Int?) async throws
-    -> (samples: Samples, wall: Double, rss: String)
-  {
+  private func measure(
+    frameFile: String, photos: Int, latency: String, perTick: Int?,
+    settings: [String: String] = [:]
+  ) async throws -> (samples: Samples, wall: Double, rss: String) {
     let prefix = uniqueSubjectPrefix()
     let subjects = Subjects(prefix: prefix)
     let frames = FileManager.default.temporaryDirectory.appendingPathComponent("frames-\(prefix)")
@@ -51,6 +64,7 @@ struct PhotoBenchmark {
       toPath: frames.appendingPathComponent(frameFile).path)
     var environment = try WorkerProcess.environment(database: db, subjectPrefix: prefix)
     environment["MOWDECK_LOG_LEVEL"] = "debug"
+    environment.merge(settings) { $1 }
     let simulator = try WorkerProcess(
       "GatewaySimulator", arguments: ["--frames", frames.path, "--latency-ms", latency],
       environment: environment)

@@ -8,7 +8,7 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 guard let which = arguments.first else {
   FileHandle.standardError.write(
     Data(
-      "usage: mowdeck-bench fanout [--rate N] [--seconds N] [--alarms N]\n       mowdeck-bench photo [--photos N] [--in-flight N]\n       mowdeck-bench prune [--events N] [--rate N]\n       mowdeck-bench apns [--pushes N] [--rate N] [--seconds N] [--camera-ms N]\n       mowdeck-bench pipeline [--rate N] [--seconds N] [--camera-ms N] [--timeouts-percent N] [--phones-per-second N] [--out DIR]\n       mowdeck-bench matrix [--seconds N] [--out DIR]\n       mowdeck-bench soak [--minutes N] [--rate N] [--out DIR]\n"
+      "usage: mowdeck-bench fanout [--rate N] [--seconds N] [--alarms N]\n       mowdeck-bench photo [--photos N] [--in-flight N] [--flood N]\n       mowdeck-bench prune [--events N] [--rate N]\n       mowdeck-bench apns [--pushes N] [--rate N] [--seconds N] [--camera-ms N]\n       mowdeck-bench pipeline [--rate N] [--seconds N] [--camera-ms N] [--timeouts-percent N] [--phones-per-second N] [--out DIR]\n       mowdeck-bench matrix [--seconds N] [--out DIR]\n       mowdeck-bench soak [--minutes N] [--rate N] [--out DIR]\n"
         .utf8))
   exit(2)
 }
@@ -70,7 +70,7 @@ do {
   case "photo":
     let benchmark = PhotoBenchmark(
       db: try await TestDatabase.make(), nats: nats, photos: option("photos", 300),
-      inFlight: option("in-flight", 500))
+      inFlight: option("in-flight", 500), floodPhotos: option("flood", 4500))
     print("photo: camera reply -> committed row (PhotoWorker, retention on every write)")
     print(try await benchmark.run())
   case "apns":

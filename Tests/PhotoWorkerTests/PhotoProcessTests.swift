@@ -222,4 +222,63 @@ import Testing
     #expect(Set(try await stack.outcomes().values) == ["captured"])
     #expect(worker.isRunning)
   }
+
+  /// ADR 0017: what the photos waiting for PostgreSQL weigh, for the operator.
+  @Test func photosWaitingForAStalledStoreAreCountedInTheHeldBytesGauge() async throws {
+    let stack = try await Stack()
+    let frame = TestServers.fixture("photos/near-limit.jpg")
+    let frames = FileManager.default.temporaryDirectory
+      .appendingPathComponent("frames-\(uniqueSubjectPrefix())")
+    try FileManager.default.createDirectory(at: frames, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: frames) }
+    try FileManager.default.copyItem(
+      atPath: frame, toPath: frames.appendingPathComponent("near-limit.jpg").path)
+    let simulator = try await stack.simulator(["--frames", frames.path, "--latency-ms", "0"])
+    defer { simulator.stop() }
+    let worker = try await stack.photoWorker()
+    defer { worker.stop() }
+    let port = try await listeningPort(of: worker)
+    func held() throws -> Int? {
+      let metrics = try runShell("curl -sf http://127.0.0.1:\(port)/metrics")
+      let line = metrics.split(separator: "\n").first { $0.hasPrefix("mowdeck_photo_held_bytes ") }
+      return line.flatMap { Double($0.split(separator: " ")[1]) }.map { Int($0) }
+    }
+    #expect(try held() == 0)
+
+    // The store stalls: the retention lock every photo's commit takes (ADR 0007), held until
+    // the test inserts into `stall_over`.
+    try await stack.db.pool.query("CREATE TABLE stall_over (done boolean)")
+    let stall = Task {
+      try await stack.db.pool.withTransaction { tx in
+        try tx.query("SELECT pg_advisory_xact_lock(hashtext('mowdeck.notification_images'))")
+        try tx.query(
+          """
+          DO $$ BEGIN
+            WHILE NOT EXISTS (SELECT 1 FROM stall_over) LOOP PERFORM pg_sleep(0.05); END LOOP;
+          END $$
+          """)
+      }
+    }
+    try await eventually(timeout: .seconds(10), "the stall to hold the lock") {
+      try await stack.db.count(
+        """
+        SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND granted
+          AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+        """) == 1
+    }
+    try await stack.reserve(mower: "m-stalled", count: 3)
+    let frameBytes = try FileManager.default.attributesOfItem(atPath: frame)[.size] as? Int ?? 0
+    try await eventually(timeout: .seconds(10), "three answered photos held") {
+      try held() == 3 * frameBytes
+    }
+    #expect(try await stack.pending() == 3)
+
+    try await stack.db.pool.query("INSERT INTO stall_over VALUES (true)")
+    try await stall.value
+    try await eventually(timeout: .seconds(20), "every photo stored") {
+      try await stack.pending() == 0
+    }
+    #expect(Set(try await stack.outcomes().values) == ["captured"])
+    #expect(try held() == 0)
+  }
 }
