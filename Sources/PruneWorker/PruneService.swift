@@ -2,12 +2,14 @@ import Events
 import Foundation
 
 /// Retention for the whole installation: photos and failure markers past their time or
-/// beyond the newest 200, and events older than the configured age. Runs at start and
-/// every prune interval; one replica at a time holds the prune lease.
+/// beyond the newest 200; events, and old alarms with their inbox items, deliveries and
+/// reservations, older than the configured age (ADR 0011, 0018). Runs at start and every
+/// prune interval; one replica at a time holds the prune lease.
 struct PruneService: Service {
   let pool: DatabasePool
   let images: ImageStore
   let events: EventRetention
+  let history: HistoryRetention
   let lease: WorkerLease
   let intervalSeconds: Int
   let logger: Logger
@@ -19,7 +21,7 @@ struct PruneService: Service {
       "prune worker running",
       [
         "interval_s": intervalSeconds, "events_max_age_s": events.maximumAgeSeconds,
-        "batch": events.batchSize,
+        "alarms_max_age_s": history.maximumAgeSeconds, "batch": events.batchSize,
       ])
     while !Task.isCancelled {
       do {
@@ -42,7 +44,7 @@ struct PruneService: Service {
       return
     }
     do {
-      try await prunePhotosAndEvents()
+      try await prunePhotosAndHistory()
     } catch {
       try? await lease.release()
       throw error
@@ -50,7 +52,7 @@ struct PruneService: Service {
     try? await lease.release()
   }
 
-  private func prunePhotosAndEvents() async throws {
+  private func prunePhotosAndHistory() async throws {
     let removal = try await pool.withTransaction { tx in try images.enforceRetention(tx) }
     metrics.increment(
       "mowdeck_prune_images_total", by: Double(removal.expired), labels: ["why": "expired"])
@@ -62,34 +64,72 @@ struct PruneService: Service {
         "expired": removal.expired, "beyond_keep": removal.pruned,
         "bytes_freed": removal.bytesFreed,
       ])
+    // Each step drains its tables in batches, each batch its own short transaction.
+    let steps: [(what: String, batchSize: Int, batch: () async throws -> Int)] = [
+      (
+        "events", events.batchSize,
+        {
+          let removed = try await events.pruneBatch()
+          metrics.increment("mowdeck_prune_events_total", by: Double(removed))
+          return removed
+        }
+      ),
+      (
+        "alarms", history.alarmsPerBatch,
+        {
+          let removal = try await history.pruneAlarmBatch()
+          metrics.increment("mowdeck_prune_alarms_total", by: Double(removal.alarms))
+          metrics.increment("mowdeck_prune_inbox_items_total", by: Double(removal.inboxItems))
+          return removal.alarms
+        }
+      ),
+      (
+        "handled messages", history.messagesPerBatch,
+        {
+          let removed = try await history.pruneIngressBatch()
+          metrics.increment("mowdeck_prune_ingress_messages_total", by: Double(removed))
+          return removed
+        }
+      ),
+    ]
+    for step in steps {
+      guard try await drain(step.what, batchSize: step.batchSize, batch: step.batch) else { return }
+    }
+  }
 
+  /// Runs `batch` until one removes less than a full batch or the task is cancelled,
+  /// reporting progress every few seconds and renewing the lease. False: the pass stops
+  /// here (the lease was lost, or the worker is stopping).
+  private func drain(_ what: String, batchSize: Int, batch: () async throws -> Int)
+    async throws -> Bool
+  {
     let started = ContinuousClock.now
     var total = 0
     var batches = 0
     var lastReport = started
     while !Task.isCancelled {
-      let removed = try await events.pruneBatch()
+      let removed = try await batch()
       total += removed
       batches += 1
-      metrics.increment("mowdeck_prune_events_total", by: Double(removed))
-      if removed < events.batchSize { break }
+      if removed < batchSize { break }
       // Long work: say how far it got every few seconds, and keep the lease.
       if ContinuousClock.now - lastReport > .seconds(5) {
         lastReport = .now
         let rate = Double(total) / (ContinuousClock.now - started).seconds
         logger.info(
-          "pruning events", ["removed": total, "batches": batches, "per_second": Int(rate)])
+          "pruning \(what)", ["removed": total, "batches": batches, "per_second": Int(rate)])
         guard try await lease.acquire() else {
           logger.warning("lost the prune lease; stopping this pass")
-          return
+          return false
         }
       }
     }
     logger.info(
-      "events pruned",
+      "\(what) pruned",
       [
         "removed": total, "batches": batches, "seconds": (ContinuousClock.now - started).seconds,
         "stopped_early": Task.isCancelled,
       ])
+    return !Task.isCancelled
   }
 }

@@ -63,5 +63,10 @@ import Testing
     let storage = try await mowdeck(["storage"], database: db)
     #expect(storage.status == 0)
     #expect(storage.output.contains("events by type and age"))
+    // The history table names each table with its row count (an empty schema: 0).
+    #expect(
+      storage.output.split(separator: "\n").contains {
+        $0.hasPrefix("ingress_messages") && $0.split(separator: " ").dropFirst().first == "0"
+      })
   }
 }

@@ -34,6 +34,35 @@ import Testing
     }
   }
 
+  /// ADR 0018, through the worker's own pass and configuration.
+  @Test func aPassRemovesOldAlarmsWithTheirInboxItemsAndHandledMessages() async throws {
+    let db = try await TestDatabase.make()
+    try await db.importFleet40()
+    try await insertAlarms(db, count: 4500, ageDays: 31)
+    let young = try await insertAlarms(db, count: 5, ageDays: 2)
+    try await db.pool.query(
+      """
+      INSERT INTO ingress_messages (stream_seq, correlation_id, outcome, handled_at)
+      SELECT g, gen_random_uuid(), 'decided', now() - make_interval(days => g % 60, hours => 12)
+      FROM generate_series(1, 300) g
+      """)
+    let worker = try WorkerProcess("PruneWorker", environment: try environment(db))
+    defer { worker.stop() }
+    try await eventually(timeout: .seconds(60), "old alarms and handled messages to go") {
+      worker.log.contains("\"msg\":\"handled messages pruned\"")
+    }
+    let left = try await db.pool.query("SELECT event_id FROM alarms").map {
+      try $0.uuid("event_id")
+    }
+    #expect(Set(left) == Set(young))
+    #expect(try await db.count("SELECT count(*) AS n FROM notifications") == 5)
+    #expect(try await db.count("SELECT count(*) AS n FROM deliveries") == 5)
+    // Ages of 0.5 to 59.5 days, five rows each: the 150 over 30 days go.
+    #expect(try await db.count("SELECT count(*) AS n FROM ingress_messages") == 150)
+    #expect(try await db.count("SELECT max(stream_seq % 60) AS n FROM ingress_messages") == 29)
+    #expect(worker.log.contains("\"msg\":\"alarms pruned\""))
+  }
+
   @Test func aWorkerKilledMidPruneLeavesWholeBatchesAndTheNextFinishes() async throws {
     let db = try await TestDatabase.make()
     try await insertEvents(db, count: 300_000, ageSeconds: 40 * 86_400)

@@ -9,8 +9,14 @@ public struct JetStream: Sendable {
 
   public init(client: NATSClient) { self.client = client }
 
+  /// How long a stream keeps a message: no redelivery comes later than this, which is what
+  /// lets the PruneWorker remove the rows that make a redelivery a no-op (ADR 0018).
+  public static let streamMaxAgeSeconds: Int64 = 7 * 86_400
+
   /// Creates the stream when it does not exist yet; leaves an existing one as it is.
-  public func ensureStream(name: String, subjects: [String], maxAgeSeconds: Int64 = 7 * 86_400)
+  public func ensureStream(
+    name: String, subjects: [String], maxAgeSeconds: Int64 = streamMaxAgeSeconds
+  )
     async throws(NATSError)
   {
     try await blocking { () throws(NATSError) in

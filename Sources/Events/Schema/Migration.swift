@@ -19,5 +19,6 @@ public struct Migration: Sendable {
     .v003Alarms,
     .v004Notifications,
     .v005Maintenance,
+    .v006HistoryRetention,
   ]
 }

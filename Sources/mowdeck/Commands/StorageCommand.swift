@@ -4,7 +4,8 @@ import Foundation
 struct StorageCommand: Command {
   static let path = ["storage"]
   static let usage = "mowdeck storage"
-  static let summary = "what the tables hold now: photos by state, events by type and age"
+  static let summary =
+    "what the tables hold now: photos by state, events by type and age, the alarm history"
 
   static func run(_ arguments: Arguments, _ context: CommandContext) async throws {
     let pool = context.pool()
@@ -49,6 +50,28 @@ struct StorageCommand: Command {
       ])
     }
     say(events.render())
+    say("\nalarm history (pruned with the events, ADR 0018):")
+    var history = TextTable(["table", "rows", "oldest", "on disk"])
+    for row in try await pool.query(
+      """
+      SELECT 'alarms' AS t, count(*) AS n, min(received_at) AS oldest,
+             pg_total_relation_size('alarms') AS size FROM alarms
+      UNION ALL SELECT 'notifications', count(*), min(created_at),
+             pg_total_relation_size('notifications') FROM notifications
+      UNION ALL SELECT 'deliveries', count(*), min(created_at),
+             pg_total_relation_size('deliveries') FROM deliveries
+      UNION ALL SELECT 'photo_reservations', count(*), min(created_at),
+             pg_total_relation_size('photo_reservations') FROM photo_reservations
+      UNION ALL SELECT 'ingress_messages', count(*), min(handled_at),
+             pg_total_relation_size('ingress_messages') FROM ingress_messages
+      """)
+    {
+      history.add([
+        try row.string("t"), try row.string("n"), try row.optionalString("oldest") ?? "-",
+        bytes(try row.int("size")),
+      ])
+    }
+    say(history.render())
     let size = try await pool.query(
       """
       SELECT pg_total_relation_size('events') AS events, pg_total_relation_size('notification_images') AS images
