@@ -80,6 +80,12 @@ struct PruneService: Service {
           let removal = try await history.pruneAlarmBatch()
           metrics.increment("mowdeck_prune_alarms_total", by: Double(removal.alarms))
           metrics.increment("mowdeck_prune_inbox_items_total", by: Double(removal.inboxItems))
+          if removal.unfinished > 0 {
+            metrics.increment("mowdeck_prune_unfinished_total", by: Double(removal.unfinished))
+            logger.warning(
+              "removed old alarms whose deliveries or photos no worker ever finished",
+              ["unfinished": removal.unfinished, "alarms": removal.alarms])
+          }
           return removal.alarms
         }
       ),
@@ -93,6 +99,12 @@ struct PruneService: Service {
       ),
     ]
     for step in steps {
+      // Renewed at each step too: steps shorter than the drain's report interval would
+      // otherwise add up past the lease (15 s) unrenewed.
+      guard try await lease.acquire() else {
+        logger.warning("lost the prune lease; stopping this pass")
+        return
+      }
       guard try await drain(step.what, batchSize: step.batchSize, batch: step.batch) else { return }
     }
   }

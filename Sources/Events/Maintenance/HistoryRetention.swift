@@ -30,55 +30,57 @@ public struct HistoryRetention: Sendable {
   public struct Removal: Sendable, Equatable {
     public var alarms: Int
     public var inboxItems: Int
+    /// Deliveries still queued and photo reservations still pending: work no worker did
+    /// while it could matter, removed with its alarm.
+    public var unfinished: Int
 
-    public init(alarms: Int, inboxItems: Int) {
+    public init(alarms: Int, inboxItems: Int, unfinished: Int = 0) {
       self.alarms = alarms
       self.inboxItems = inboxItems
+      self.unfinished = unfinished
     }
   }
 
-  /// Deletes one batch of old alarms. An alarm whose work is unfinished stays, however old:
-  /// a photo still pending, or a delivery still queued (no APNs worker has run since).
+  /// Deletes one batch of old alarms with everything that refers to them.
+  ///
+  /// Work still unfinished at this age can no longer succeed: delivery retries end when the
+  /// notification is 30 minutes old (ADR 0009) and a photo is useful for 20 s. It goes with
+  /// its alarm and is counted, rather than keeping the alarm (and every later batch's scan
+  /// over it) for as long as no worker runs.
   public func pruneAlarmBatch() async throws -> Removal {
-    // One statement: the inbox items and the reservation go before the alarm they refer
-    // to; the deliveries follow their inbox items (ON DELETE CASCADE).
-    // - The unfinished old alarms are gathered once per batch and probed by hash. A queued
-    //   delivery is never due later than about 35 min after its alarm (retries end when the
-    //   notification is 30 min old, ADR 0009), so those of old alarms lie at the start of
-    //   the due index, read alone: a day of margin, and however long the queue of recent
-    //   deliveries (an APNs outage), the batch never reads it. As a correlated NOT EXISTS, a
-    //   plan made while nothing was queued rescanned all queued deliveries for each alarm.
-    // - Each DELETE looks its rows up by index from the batch's ids (`= ANY(ARRAY(...))`):
-    //   joined to the CTE instead, the planner read whole tables for every batch.
+    // One statement. The deliveries go first, by index from the inbox items being deleted,
+    // so that their states can be counted (the cascade then finds nothing left); the inbox
+    // items and the reservation go before the alarm they refer to. Each DELETE looks its
+    // rows up by index from the batch's ids (`= ANY(ARRAY(...))`): joined to the CTE
+    // instead, the planner read whole tables for every batch.
     let rows = try await pool.query(
       """
-      WITH unfinished AS MATERIALIZED (
-        SELECT n.event_id FROM deliveries d JOIN notifications n USING (notification_id)
-        WHERE d.state = 'queued'
-          AND d.next_attempt_at < now() - make_interval(secs => \(maximumAgeSeconds - 86_400))
-        UNION ALL
-        SELECT event_id FROM photo_reservations
-        WHERE state = 'pending'
-          AND created_at < now() - make_interval(secs => \(maximumAgeSeconds - 86_400))
-      ), doomed AS (
-        SELECT a.event_id FROM alarms a
-        WHERE a.received_at < now() - make_interval(secs => \(maximumAgeSeconds))
-          AND a.event_id NOT IN (SELECT event_id FROM unfinished)
-        ORDER BY a.received_at
+      WITH doomed AS (
+        SELECT event_id FROM alarms
+        WHERE received_at < now() - make_interval(secs => \(maximumAgeSeconds))
+        ORDER BY received_at
         LIMIT \(alarmsPerBatch)
-        FOR UPDATE OF a SKIP LOCKED
+        FOR UPDATE SKIP LOCKED
       ), reservations AS (
         DELETE FROM photo_reservations WHERE event_id = ANY(ARRAY(SELECT event_id FROM doomed))
-        RETURNING 1
+        RETURNING state
       ), inbox AS (
         DELETE FROM notifications WHERE event_id = ANY(ARRAY(SELECT event_id FROM doomed))
-        RETURNING 1
+        RETURNING notification_id
+      ), outbox AS (
+        DELETE FROM deliveries
+        WHERE notification_id = ANY(ARRAY(SELECT notification_id FROM inbox))
+        RETURNING state
       ), gone AS (
         DELETE FROM alarms WHERE event_id = ANY(ARRAY(SELECT event_id FROM doomed)) RETURNING 1
       )
-      SELECT (SELECT count(*) FROM gone) AS alarms, (SELECT count(*) FROM inbox) AS items
+      SELECT (SELECT count(*) FROM gone) AS alarms, (SELECT count(*) FROM inbox) AS items,
+        (SELECT count(*) FROM outbox WHERE state = 'queued')
+          + (SELECT count(*) FROM reservations WHERE state = 'pending') AS unfinished
       """)
-    return Removal(alarms: try rows[0].int("alarms"), inboxItems: try rows[0].int("items"))
+    return Removal(
+      alarms: try rows[0].int("alarms"), inboxItems: try rows[0].int("items"),
+      unfinished: try rows[0].int("unfinished"))
   }
 
   /// Deletes one batch of old handled-message rows; returns how many went.
