@@ -15,29 +15,18 @@ final class PipelineRig: @unchecked Sendable {
 
   init(db: TestDatabase, cameraLatency: String, simulatorArguments: [String] = []) async throws {
     self.db = db
-    let prefix = uniqueSubjectPrefix()
-    subjects = Subjects(prefix: prefix)
-    record = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "bench-pushes-\(prefix).jsonl")
-    environment = try WorkerProcess.environment(database: db, subjectPrefix: prefix)
-    let sandbox = try await APNsSandboxHarness.start(environment: environment, record: record)
-    pki = sandbox.pki
-    port = sandbox.port
-    processes.append(sandbox.process)
-    environment.merge(sandbox.workerEnvironment) { $1 }
-    environment["MOWDECK_NOTIFICATIONS_APP_URL"] = "https://owner.example"
-    // Replicas of the serving process on one machine: each on a free port.
-    environment["MOWDECK_NOTIFICATIONS_HTTP_LISTEN"] = "127.0.0.1:0"
-    // The contract's default, 600 genuine photo requests a minute per serving process, is
-    // for a small owner's server; the benchmark's phones ask hundreds a second.
-    environment["MOWDECK_NOTIFICATIONS_IMAGE_RATE_TOTAL"] = "1000000"
-    processes.append(
-      try WorkerProcess(
-        "GatewaySimulator",
-        arguments: [
-          "--frames", TestServers.repositoryPath("deploy/frames"), "--latency-ms", cameraLatency,
-        ] + simulatorArguments,
-        environment: environment))
+    let base = try await PipelineProcesses.start(
+      database: db, recordName: "bench-pushes", appURL: "https://owner.example",
+      // The contract's default, 600 genuine photo requests a minute per serving process, is
+      // for a small owner's server; the benchmark's phones ask hundreds a second.
+      settings: ["MOWDECK_NOTIFICATIONS_IMAGE_RATE_TOTAL": "1000000"],
+      simulatorArguments: ["--latency-ms", cameraLatency] + simulatorArguments)
+    subjects = base.subjects
+    record = base.record
+    environment = base.environment
+    pki = base.sandbox.pki
+    port = base.sandbox.port
+    processes = [base.sandbox.process, base.simulator]
   }
 
   func startWorkers(_ names: [String]) async throws {

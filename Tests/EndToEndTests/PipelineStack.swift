@@ -16,26 +16,22 @@ final class PipelineStack: @unchecked Sendable {
   init(databaseURL: String? = nil, natsURL: String? = nil) async throws {
     db = try await TestDatabase.make(baseURL: databaseURL)
     try await db.importFleet40()
-    let prefix = uniqueSubjectPrefix()
-    subjects = Subjects(prefix: prefix)
-    record = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-\(prefix).jsonl")
-    environment = try WorkerProcess.environment(database: db, subjectPrefix: prefix)
-    if let natsURL { environment["MOWDECK_NATS_URL"] = natsURL }
-    let sandbox = try await APNsSandboxHarness.start(environment: environment, record: record)
-    others.append(sandbox.process)
-    environment.merge(sandbox.workerEnvironment) { $1 }
-    environment["MOWDECK_NOTIFICATIONS_APP_URL"] = "https://localhost"
-    environment["MOWDECK_NOTIFICATIONS_PHOTO_TIMEOUT_SECONDS"] = String(Self.photoTimeout)
-    environment["MOWDECK_NOTIFICATIONS_HTTP_LISTEN"] = "127.0.0.1:0"
-    environment["MOWDECK_FANOUT_ACK_WAIT_SECONDS"] = "2"
-    environment["MOWDECK_APNS_LEASE_SECONDS"] = "5"
-    others.append(
-      try WorkerProcess(
-        "GatewaySimulator",
-        arguments: [
-          "--frames", TestServers.repositoryPath("deploy/frames"), "--latency-ms", "50-1500",
-          "--asleep", "0.05", "--busy", "0.05", "--silent", "0.05", "--garbage", "0.02",
-        ], environment: environment))
+    var settings = [
+      "MOWDECK_NOTIFICATIONS_PHOTO_TIMEOUT_SECONDS": String(Self.photoTimeout),
+      "MOWDECK_FANOUT_ACK_WAIT_SECONDS": "2",
+      "MOWDECK_APNS_LEASE_SECONDS": "5",
+    ]
+    if let natsURL { settings["MOWDECK_NATS_URL"] = natsURL }
+    let base = try await PipelineProcesses.start(
+      database: db, recordName: "e2e", appURL: "https://localhost", settings: settings,
+      simulatorArguments: [
+        "--latency-ms", "50-1500", "--asleep", "0.05", "--busy", "0.05", "--silent", "0.05",
+        "--garbage", "0.02",
+      ])
+    subjects = base.subjects
+    record = base.record
+    environment = base.environment
+    others = [base.sandbox.process, base.simulator]
     for name in ["FanoutWorker", "PhotoWorker", "APNsWorker", "ImageServeWorker"] {
       workers[name] = try (0..<2).map { _ in try WorkerProcess(name, environment: environment) }
     }
