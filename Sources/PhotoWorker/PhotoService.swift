@@ -5,13 +5,17 @@ import Foundation
 /// photo or a failure marker. Many requests are in flight at once, none holding a thread;
 /// their number, not a byte budget, bounds the photos held in memory (ADR 0017).
 struct PhotoService: Service {
+  /// The gauge of answered photos waiting for their commit: beyond its baseline, what the
+  /// worker's memory holds. One that keeps climbing means PostgreSQL takes photos more slowly
+  /// than the cameras answer (ADR 0017).
+  static let heldBytes = "mowdeck_photo_held_bytes"
+
   let store: PhotoStore
   let nats: NATSClient
   let subjects: Subjects
   let logger: Logger
   let metrics: Metrics
   let maxInFlight: Int
-  let held: HeldPhotos
   let photoTimeoutSeconds: Int
   let migrate: @Sendable () async throws -> Void
 
@@ -28,6 +32,10 @@ struct PhotoService: Service {
       ) { try await store.renew($0) }
     }
     defer { renewer.cancel() }
+    metrics.describe(
+      Self.heldBytes, type: "gauge", help: "Bytes of photos answered by cameras and not yet stored."
+    )
+    metrics.set(Self.heldBytes, 0)
     logger.info("photo worker running", ["max_in_flight": maxInFlight])
     await withDiscardingTaskGroup { group in
       var backoff = Backoff()
@@ -71,10 +79,11 @@ struct PhotoService: Service {
     }
     let latency = (ContinuousClock.now - started).seconds
     metrics.observe("mowdeck_photo_capture_seconds", latency)
-    let bytes = if case .captured(let jpeg) = result { jpeg.count } else { 0 }
-    await held.hold(bytes)
+    // Held until the commit, since a retry after a lost connection needs the bytes.
+    let bytes: Double = if case .captured(let jpeg) = result { Double(jpeg.count) } else { 0 }
+    metrics.add(Self.heldBytes, bytes)
     await commit(claim, result, latency: latency)
-    await held.release(bytes)
+    metrics.add(Self.heldBytes, -bytes)
   }
 
   /// Stores `result`, retried while PostgreSQL is away; gives up only when stopping (the

@@ -20,7 +20,6 @@ enum PhotoWorker {
     let service = PhotoService(
       store: store, nats: nats, subjects: Subjects(prefix: configuration.natsSubjectPrefix),
       logger: logger, metrics: metrics, maxInFlight: configuration.photoMaxInFlight,
-      held: HeldPhotos(metrics: metrics),
       photoTimeoutSeconds: configuration.photoTimeoutSeconds,
       migrate: { try await Migrator(pool: pool, logger: logger).migrateWhenReachable() })
     return MonitoredService(service, endpoint: endpoint)

@@ -18,8 +18,7 @@ enum PruneWorker {
         batchSize: configuration.pruneBatchSize),
       history: HistoryRetention(
         pool: pool, maximumAgeSeconds: configuration.eventsRetentionDays * 86_400,
-        alarmsPerBatch: max(1, configuration.pruneBatchSize / 10),
-        messagesPerBatch: configuration.pruneBatchSize),
+        batchSize: configuration.pruneBatchSize),
       // Renewed every 5 s while pruning; a killed holder delays the next prune by 15 s.
       lease: WorkerLease(name: "prune", seconds: 15, pool: pool),
       intervalSeconds: configuration.pruneIntervalSeconds, logger: logger, metrics: metrics)

@@ -176,6 +176,24 @@ import Testing
     #expect(samples == [Sample(name: "mowdeck_pending", labels: [:], value: 2)])
   }
 
+  @Test func concurrentGaugeMovesNetOut() async throws {
+    let metrics = Metrics()
+    await withTaskGroup(of: Void.self) { group in
+      for task in 0..<50 {
+        group.addTask {
+          for _ in 0..<100 {
+            metrics.add("mowdeck_held_bytes", Double(task))
+            metrics.add("mowdeck_held_bytes", -Double(task))
+          }
+          metrics.add("mowdeck_held_bytes", 1)
+        }
+      }
+    }
+    let (samples, types) = try Self.parse(metrics.render())
+    #expect(types == ["mowdeck_held_bytes": "gauge"])
+    #expect(samples == [Sample(name: "mowdeck_held_bytes", labels: [:], value: 50)])
+  }
+
   @Test func concurrentIncrementsAreAllCounted() async {
     let metrics = Metrics()
     await withTaskGroup(of: Void.self) { group in

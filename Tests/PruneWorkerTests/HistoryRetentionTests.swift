@@ -18,7 +18,7 @@ import Testing
     try await insertAlarms(db, count: 25, ageDays: 31)
     let young = try await insertAlarms(db, count: 3, ageDays: 29)
     let retention = HistoryRetention(
-      pool: db.pool, maximumAgeSeconds: 30 * day, alarmsPerBatch: 10, messagesPerBatch: 10)
+      pool: db.pool, maximumAgeSeconds: 30 * day, batchSize: 100)
     var batches: [HistoryRetention.Removal] = []
     while true {
       let removal = try await retention.pruneAlarmBatch()
@@ -49,7 +49,7 @@ import Testing
     let young = try await insertAlarms(
       db, count: 1, ageDays: 1, delivery: delivery, reservation: reservation)
     let retention = HistoryRetention(
-      pool: db.pool, maximumAgeSeconds: 30 * day, alarmsPerBatch: 10, messagesPerBatch: 10)
+      pool: db.pool, maximumAgeSeconds: 30 * day, batchSize: 100)
     #expect(
       try await retention.pruneAlarmBatch() == .init(alarms: 3, inboxItems: 3, unfinished: 1))
     let left = try await db.pool.query("SELECT event_id FROM alarms").map {
@@ -70,7 +70,7 @@ import Testing
       FROM generate_series(1, 15) g
       """)
     let retention = HistoryRetention(
-      pool: db.pool, maximumAgeSeconds: 30 * day, alarmsPerBatch: 5, messagesPerBatch: 5)
+      pool: db.pool, maximumAgeSeconds: 30 * day, batchSize: 5)
     var batches: [Int] = []
     while true {
       let removed = try await retention.pruneIngressBatch()
@@ -88,7 +88,7 @@ import Testing
     let kept = try await insertAlarms(db, count: 1, ageDays: 7)
     try await insertAlarms(db, count: 1, ageDays: 9)
     let retention = HistoryRetention(
-      pool: db.pool, maximumAgeSeconds: 1 * day, alarmsPerBatch: 10, messagesPerBatch: 10)
+      pool: db.pool, maximumAgeSeconds: 1 * day, batchSize: 100)
     #expect(retention.maximumAgeSeconds == 8 * day)
     #expect(try await retention.pruneAlarmBatch().alarms == 1)
     #expect(

@@ -16,14 +16,13 @@ public struct HistoryRetention: Sendable {
   /// can still redeliver always finds the rows that make it a no-op.
   public static let minimumAgeSeconds = Int(JetStream.streamMaxAgeSeconds) + 86_400
 
-  /// `maximumAgeSeconds` below the minimum is raised to it.
-  public init(
-    pool: DatabasePool, maximumAgeSeconds: Int, alarmsPerBatch: Int, messagesPerBatch: Int
-  ) {
+  /// `maximumAgeSeconds` below the minimum is raised to it; `batchSize` rows per batch
+  /// (`MOWDECK_PRUNE_BATCH_SIZE`, as for the events).
+  public init(pool: DatabasePool, maximumAgeSeconds: Int, batchSize: Int) {
     self.pool = pool
     self.maximumAgeSeconds = max(maximumAgeSeconds, Self.minimumAgeSeconds)
-    self.alarmsPerBatch = alarmsPerBatch
-    self.messagesPerBatch = messagesPerBatch
+    alarmsPerBatch = max(1, batchSize / 10)
+    messagesPerBatch = batchSize
   }
 
   /// What one alarm batch removed.

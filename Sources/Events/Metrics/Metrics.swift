@@ -1,6 +1,6 @@
 import Synchronization
 
-/// In-process Prometheus metrics: counters and histograms, labelled, rendered in the text
+/// In-process Prometheus metrics: counters, gauges and histograms, labelled, rendered in the text
 /// exposition format. One registry a process, passed to whoever counts.
 public final class Metrics: Sendable {
   private struct Key: Hashable {
@@ -42,6 +42,12 @@ public final class Metrics: Sendable {
 
   public func set(_ name: String, _ value: Double, labels: [String: String] = [:]) {
     state.withLock { $0.gauges[Key(name: name, labels: labels)] = value }
+  }
+
+  /// Moves a gauge by `delta` (negative to lower it), under the registry's lock: for a level
+  /// that many tasks raise and lower, with no copy of it kept anywhere else.
+  public func add(_ name: String, _ delta: Double, labels: [String: String] = [:]) {
+    state.withLock { $0.gauges[Key(name: name, labels: labels), default: 0] += delta }
   }
 
   public func observe(_ name: String, _ value: Double, labels: [String: String] = [:]) {
