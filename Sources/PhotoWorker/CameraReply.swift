@@ -3,7 +3,7 @@ import Events
 /// Judges the Device-Gateway's reply (CONTRACT.md section 5): a complete JPEG of at most
 /// 512 KiB, or a JSON error naming why there is none.
 enum CameraReply {
-  static let maximumBytes = 524_288
+  static let maximumBytes = ImageLimits.largestPhotoBytes
 
   static func classify(_ reply: NATSMessage) -> PhotoResult {
     let data = reply.data

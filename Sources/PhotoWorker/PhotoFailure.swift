@@ -11,6 +11,9 @@ enum PhotoFailure: String, Sendable, CaseIterable {
   /// The worker that held the reservation died and the photo's window passed before
   /// another could take it over.
   case workerLost = "worker_lost"
+  /// The camera answered, but the photos already waiting for PostgreSQL filled the
+  /// worker's held-bytes budget: the photo was not kept (ADR 0019).
+  case storeOverloaded = "store_overloaded"
 }
 
 /// What one camera request came to.

@@ -2,12 +2,13 @@ import Events
 import Foundation
 
 /// The photo stage: claims reservations, asks each mower's camera once, and stores the
-/// photo or a failure marker. Many requests are in flight at once, none holding a thread;
-/// their number, not a byte budget, bounds the photos held in memory (ADR 0017).
+/// photo or a failure marker. Many requests are in flight at once, none holding a thread.
+/// The answered photos waiting for PostgreSQL are held up to a byte budget; a photo that
+/// would pass it is shed, recorded as failed (ADR 0019).
 struct PhotoService: Service {
-  /// The gauge of answered photos waiting for their commit: beyond its baseline, what the
-  /// worker's memory holds. One that keeps climbing means PostgreSQL takes photos more slowly
-  /// than the cameras answer (ADR 0017).
+  /// The gauge of answered photos waiting for their commit, and the budget's level:
+  /// beyond its baseline, what the worker's memory holds. One that stays near the budget
+  /// means PostgreSQL takes photos more slowly than the cameras answer.
   static let heldBytes = "mowdeck_photo_held_bytes"
 
   let store: PhotoStore
@@ -16,7 +17,10 @@ struct PhotoService: Service {
   let logger: Logger
   let metrics: Metrics
   let maxInFlight: Int
+  /// The most bytes of answered photos held while they wait for the store.
+  let maxHeldBytes: Int
   let photoTimeoutSeconds: Int
+  let shedding: ThrottledWarning
   let migrate: @Sendable () async throws -> Void
 
   func run() async throws {
@@ -36,7 +40,8 @@ struct PhotoService: Service {
       Self.heldBytes, type: "gauge", help: "Bytes of photos answered by cameras and not yet stored."
     )
     metrics.set(Self.heldBytes, 0)
-    logger.info("photo worker running", ["max_in_flight": maxInFlight])
+    logger.info(
+      "photo worker running", ["max_in_flight": maxInFlight, "max_held_bytes": maxHeldBytes])
     await withDiscardingTaskGroup { group in
       var backoff = Backoff()
       while !Task.isCancelled {
@@ -71,7 +76,7 @@ struct PhotoService: Service {
   /// the photo held meanwhile.
   private func capture(_ claim: PhotoClaim) async {
     let started = ContinuousClock.now
-    let result: PhotoResult
+    var result: PhotoResult
     if claim.isStillUseful {
       result = await request(claim)
     } else {
@@ -79,11 +84,26 @@ struct PhotoService: Service {
     }
     let latency = (ContinuousClock.now - started).seconds
     metrics.observe("mowdeck_photo_capture_seconds", latency)
-    // Held until the commit, since a retry after a lost connection needs the bytes.
-    let bytes: Double = if case .captured(let jpeg) = result { Double(jpeg.count) } else { 0 }
-    metrics.add(Self.heldBytes, bytes)
+    let held = hold(&result, of: claim)
     await commit(claim, result, latency: latency)
-    metrics.add(Self.heldBytes, -bytes)
+    if held > 0 { metrics.add(Self.heldBytes, -held) }
+  }
+
+  /// Admits a captured photo to the bytes held until their commit (a retry after a lost
+  /// connection needs them), within the budget; returns the bytes admitted. A photo that
+  /// does not fit is replaced here by its failure, so its bytes go now, not after the
+  /// failure's own commit: the camera already answered, so only the photo can give way.
+  private func hold(_ result: inout PhotoResult, of claim: PhotoClaim) -> Double {
+    guard case .captured(let jpeg) = result else { return 0 }
+    let bytes = jpeg.count
+    if metrics.add(Self.heldBytes, Double(bytes), ceiling: Double(maxHeldBytes)) {
+      return Double(bytes)
+    }
+    result = .failed(
+      .storeOverloaded, detail: "\(bytes) bytes over the \(maxHeldBytes)-byte budget of photos held"
+    )
+    shedding.log(["image_id": claim.imageID, "bytes": bytes])
+    return 0
   }
 
   /// Stores `result`, retried while PostgreSQL is away; gives up only when stopping (the

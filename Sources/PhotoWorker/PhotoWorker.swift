@@ -20,7 +20,11 @@ enum PhotoWorker {
     let service = PhotoService(
       store: store, nats: nats, subjects: Subjects(prefix: configuration.natsSubjectPrefix),
       logger: logger, metrics: metrics, maxInFlight: configuration.photoMaxInFlight,
+      maxHeldBytes: configuration.photoMaxHeldBytes,
       photoTimeoutSeconds: configuration.photoTimeoutSeconds,
+      shedding: ThrottledWarning(
+        "photo shed: the photos waiting for PostgreSQL fill the held-bytes budget",
+        logger: logger),
       migrate: { try await Migrator(pool: pool, logger: logger).migrateWhenReachable() })
     return MonitoredService(service, endpoint: endpoint)
   }

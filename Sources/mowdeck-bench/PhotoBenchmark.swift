@@ -34,14 +34,24 @@ struct PhotoBenchmark {
       "\(inFlight) in flight, 2 s camera, 20 KB", "\(burst.samples.count)",
       ms(burst.samples.median), ms(burst.samples.p99), ms(burst.samples.maximum),
       String(format: "%.1f s", burst.wall), burst.rss)
-    // ADR 0017: a sustained flood of large frames, more than the store takes. The photos
-    // waiting for it are bounded by the requests in flight, the default and a quarter.
-    for inFlight in [1000, 250] {
+    // ADRs 0017 and 0019: a sustained flood of large frames, more than the store takes.
+    // The photos waiting for it are bounded by the held-bytes budget (the default), or,
+    // with the budget out of the way, by the requests in flight (the default and a quarter).
+    let floods: [(name: String, settings: [String: String])] = [
+      ("default budget (16 MiB), 1000 in flight", [:]),
+      ("8 MiB budget, 1000 in flight", ["MOWDECK_PHOTO_MAX_HELD_BYTES": String(8 << 20)]),
+      ("no budget, 1000 in flight", ["MOWDECK_PHOTO_MAX_HELD_BYTES": String(1 << 40)]),
+      (
+        "no budget, 250 in flight",
+        ["MOWDECK_PHOTO_MAX_HELD_BYTES": String(1 << 40), "MOWDECK_PHOTO_MAX_IN_FLIGHT": "250"]
+      ),
+    ]
+    for (name, settings) in floods {
       let flood = try await measure(
         frameFile: "near-limit.jpg", photos: floodPhotos, latency: "5000", perTick: 15,
-        settings: ["MOWDECK_PHOTO_MAX_IN_FLIGHT": String(inFlight)])
+        settings: settings)
       table.add(
-        "480 KB at 300/s, 5 s camera, \(inFlight) in flight", "\(flood.samples.count)",
+        "480 KB at 300/s, 5 s camera, \(name)", "\(flood.samples.count) (\(flood.shed) shed)",
         ms(flood.samples.median), ms(flood.samples.p99), ms(flood.samples.maximum),
         String(format: "%.1f s", flood.wall), flood.rss)
     }
@@ -54,7 +64,7 @@ struct PhotoBenchmark {
   private func measure(
     frameFile: String, photos: Int, latency: String, perTick: Int?,
     settings: [String: String] = [:]
-  ) async throws -> (samples: Samples, wall: Double, rss: String) {
+  ) async throws -> (samples: Samples, wall: Double, rss: String, shed: Int) {
     let prefix = uniqueSubjectPrefix()
     let subjects = Subjects(prefix: prefix)
     let frames = FileManager.default.temporaryDirectory.appendingPathComponent("frames-\(prefix)")
@@ -95,11 +105,12 @@ struct PhotoBenchmark {
     let wall = (ContinuousClock.now - start).seconds
     let rss = peakRSSMiB(pid: worker.pid).map { String(format: "%.1f MiB", $0) } ?? "?"
     var samples = Samples()
+    var shed = 0
     for line in worker.log.split(separator: "\n") where line.contains("\"photo outcome\"") {
-      if let object = JSON.object(from: Array(line.utf8)), let micros = object["store_us"] as? Int {
-        samples.add(Double(micros) / 1_000_000)
-      }
+      guard let object = JSON.object(from: Array(line.utf8)) else { continue }
+      if let micros = object["store_us"] as? Int { samples.add(Double(micros) / 1_000_000) }
+      if object["outcome"] as? String == "store_overloaded" { shed += 1 }
     }
-    return (samples, wall, rss)
+    return (samples, wall, rss, shed)
   }
 }

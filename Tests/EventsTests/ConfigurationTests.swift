@@ -32,6 +32,19 @@ import Testing
     #expect(config.pruneIntervalSeconds == 3600)
     #expect(config.logLevel == .info)
     #expect(config.natsSubjectPrefix == "")
+    #expect(config.photoMaxHeldBytes == 16 * 1_048_576)
+  }
+
+  @Test func theHeldPhotoBudgetMustFitTheLargestPhoto() throws {
+    let fits = try Configuration.load(from: ["MOWDECK_PHOTO_MAX_HELD_BYTES": "524288"])
+    #expect(fits.photoMaxHeldBytes == 524_288)
+    #expect {
+      _ = try Configuration.load(from: ["MOWDECK_PHOTO_MAX_HELD_BYTES": "524287"])
+    } throws: { error in
+      (error as? ConfigurationError)?.description
+        == "configuration error: MOWDECK_PHOTO_MAX_HELD_BYTES must be at least 524288"
+        + " (one photo of the largest size must fit), got 524287"
+    }
   }
 
   @Test func emptyAndBlankValuesCountAsUnset() throws {
@@ -120,6 +133,7 @@ import Testing
     ("MOWDECK_LOG_LEVEL", "verbose"),
     ("MOWDECK_LOG_LEVEL", "warn"),
     ("MOWDECK_DATABASE_POOL_SIZE", "0"),
+    ("MOWDECK_PHOTO_MAX_HELD_BYTES", "16 MiB"),
     // Values read from files often end in a newline; the one line must stay one line.
     ("MOWDECK_NOTIFICATIONS_IMAGE_URL_TTL_SECONDS", "ten\nminutes"),
     ("MOWDECK_NOTIFICATIONS_APP_URL", "https://a b\n"),

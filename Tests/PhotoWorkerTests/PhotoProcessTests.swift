@@ -6,18 +6,29 @@ import Testing
 /// PhotoWorker processes against the camera simulator over a real nats-server and a real
 /// PostgreSQL. Serialized: the tests cut PhotoWorker connections and count rows.
 @Suite(.serialized) struct PhotoProcessTests {
+  struct StoreStall {
+    let pool: DatabasePool
+    let held: Task<Void, any Error>
+
+    func release() async throws {
+      try await pool.query("INSERT INTO stall_over VALUES (true)")
+      try await held.value
+    }
+  }
+
   struct Stack {
     let db: TestDatabase
     let subjects: Subjects
     let environment: [String: String]
     let nats: NATSClient
 
-    init(photoTimeout: Int = 20) async throws {
+    init(photoTimeout: Int = 20, settings: [String: String] = [:]) async throws {
       db = try await TestDatabase.make()
       let prefix = uniqueSubjectPrefix()
       subjects = Subjects(prefix: prefix)
       var environment = try WorkerProcess.environment(database: db, subjectPrefix: prefix)
       environment["MOWDECK_NOTIFICATIONS_PHOTO_TIMEOUT_SECONDS"] = String(photoTimeout)
+      environment.merge(settings) { $1 }
       self.environment = environment
       nats = try NATSClient.connect(
         url: try TestServers.natsURL(), name: "photo-tests", logger: TestServers.logger)
@@ -57,6 +68,57 @@ import Testing
 
     func pending() async throws -> Int {
       try await db.count("SELECT count(*) AS n FROM photo_reservations WHERE state = 'pending'")
+    }
+
+    /// A camera simulator answering every request at once with the 480 KB fixture frame,
+    /// and that frame's size.
+    func nearLimitCamera() async throws -> (simulator: WorkerProcess, frameBytes: Int) {
+      let frame = TestServers.fixture("photos/near-limit.jpg")
+      let frames = FileManager.default.temporaryDirectory
+        .appendingPathComponent("frames-\(uniqueSubjectPrefix())")
+      try FileManager.default.createDirectory(at: frames, withIntermediateDirectories: true)
+      try FileManager.default.copyItem(
+        atPath: frame, toPath: frames.appendingPathComponent("near-limit.jpg").path)
+      let simulator = try await self.simulator(["--frames", frames.path, "--latency-ms", "0"])
+      // The simulator has read its frames by the time it listens.
+      try? FileManager.default.removeItem(at: frames)
+      let bytes = try FileManager.default.attributesOfItem(atPath: frame)[.size] as? Int ?? 0
+      return (simulator, bytes)
+    }
+
+    /// Stalls the store: a lock on this test's own photo table, which every photo's insert
+    /// waits for, held until `release` (or for 60 s at most, should the test fail first).
+    func stallTheStore() async throws -> StoreStall {
+      try await db.pool.query("CREATE TABLE stall_over (done boolean)")
+      let pool = db.pool
+      let held = Task {
+        try await pool.withTransaction { tx in
+          try tx.query("LOCK TABLE notification_images IN EXCLUSIVE MODE")
+          try tx.query(
+            """
+            DO $$ BEGIN
+              WHILE NOT EXISTS (SELECT 1 FROM stall_over)
+                AND clock_timestamp() < now() + interval '60 s'
+              LOOP PERFORM pg_sleep(0.05); END LOOP;
+            END $$
+            """)
+        }
+      }
+      try await eventually(timeout: .seconds(10), "the stall to hold the lock") {
+        try await db.count(
+          """
+          SELECT count(*) AS n FROM pg_locks
+          WHERE relation = 'notification_images'::regclass AND mode = 'ExclusiveLock' AND granted
+          """) == 1
+      }
+      return StoreStall(pool: pool, held: held)
+    }
+
+    /// The worker's `mowdeck_photo_held_bytes` gauge, from its `/metrics`.
+    func heldBytes(port: Int) throws -> Int? {
+      let metrics = try runShell("curl -sf http://127.0.0.1:\(port)/metrics")
+      let line = metrics.split(separator: "\n").first { $0.hasPrefix("mowdeck_photo_held_bytes ") }
+      return line.flatMap { Double($0.split(separator: " ")[1]) }.map { Int($0) }
     }
 
     /// Each reservation's end: `captured` or the failure reason.
@@ -117,7 +179,10 @@ import Testing
   }
 
   @Test func aHundredPhotosInFlightWithTwoSecondLatencyFinishTogether() async throws {
-    let stack = try await Stack()
+    // About 24 MB of photos answer in the same instant; with the default 16 MiB held-bytes
+    // budget some are shed when the store lags (ADR 0019). This test is about requests in
+    // flight together, so its budget holds them all.
+    let stack = try await Stack(settings: ["MOWDECK_PHOTO_MAX_HELD_BYTES": String(64 << 20)])
     let simulator = try await stack.simulator(["--latency-ms", "2000"])
     defer { simulator.stop() }
     let worker = try await stack.photoWorker()
@@ -226,64 +291,70 @@ import Testing
   /// ADR 0017: what the photos waiting for PostgreSQL weigh, for the operator.
   @Test func photosWaitingForAStalledStoreAreCountedInTheHeldBytesGauge() async throws {
     let stack = try await Stack()
-    let frame = TestServers.fixture("photos/near-limit.jpg")
-    let frames = FileManager.default.temporaryDirectory
-      .appendingPathComponent("frames-\(uniqueSubjectPrefix())")
-    try FileManager.default.createDirectory(at: frames, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: frames) }
-    try FileManager.default.copyItem(
-      atPath: frame, toPath: frames.appendingPathComponent("near-limit.jpg").path)
-    let simulator = try await stack.simulator(["--frames", frames.path, "--latency-ms", "0"])
+    let (simulator, frameBytes) = try await stack.nearLimitCamera()
     defer { simulator.stop() }
     let worker = try await stack.photoWorker()
     defer { worker.stop() }
     let port = try await listeningPort(of: worker)
-    func held() throws -> Int? {
-      let metrics = try runShell("curl -sf http://127.0.0.1:\(port)/metrics")
-      let line = metrics.split(separator: "\n").first { $0.hasPrefix("mowdeck_photo_held_bytes ") }
-      return line.flatMap { Double($0.split(separator: " ")[1]) }.map { Int($0) }
-    }
-    #expect(try held() == 0)
+    #expect(try stack.heldBytes(port: port) == 0)
 
-    // The store stalls: a lock on this test's own photo table, which every photo's insert
-    // waits for, held until the test inserts into `stall_over` (or for 60 s at most, should
-    // the test fail first).
-    try await stack.db.pool.query("CREATE TABLE stall_over (done boolean)")
-    let stall = Task {
-      try await stack.db.pool.withTransaction { tx in
-        try tx.query("LOCK TABLE notification_images IN EXCLUSIVE MODE")
-        try tx.query(
-          """
-          DO $$ BEGIN
-            WHILE NOT EXISTS (SELECT 1 FROM stall_over)
-              AND clock_timestamp() < now() + interval '60 s'
-            LOOP PERFORM pg_sleep(0.05); END LOOP;
-          END $$
-          """)
-      }
-    }
-    defer { Task { try? await stack.db.pool.query("INSERT INTO stall_over VALUES (true)") } }
-    try await eventually(timeout: .seconds(10), "the stall to hold the lock") {
-      try await stack.db.count(
-        """
-        SELECT count(*) AS n FROM pg_locks
-        WHERE relation = 'notification_images'::regclass AND mode = 'ExclusiveLock' AND granted
-        """) == 1
-    }
+    let stall = try await stack.stallTheStore()
+    defer { Task { try? await stall.release() } }
     try await stack.reserve(mower: "m-stalled", count: 3)
-    let frameBytes = try FileManager.default.attributesOfItem(atPath: frame)[.size] as? Int ?? 0
     try await eventually(timeout: .seconds(10), "three answered photos held") {
-      try held() == 3 * frameBytes
+      try stack.heldBytes(port: port) == 3 * frameBytes
     }
     #expect(try await stack.pending() == 3)
 
-    try await stack.db.pool.query("INSERT INTO stall_over VALUES (true)")
-    try await stall.value
+    try await stall.release()
     try await eventually(timeout: .seconds(20), "every photo stored") {
       try await stack.pending() == 0
     }
     #expect(Set(try await stack.outcomes().values) == ["captured"])
     // The gauge goes down just after each commit, in the worker.
-    try await eventually(timeout: .seconds(10), "nothing held") { try held() == 0 }
+    try await eventually(timeout: .seconds(10), "nothing held") {
+      try stack.heldBytes(port: port) == 0
+    }
+  }
+
+  /// ADR 0019: while the store stalls, the photos held stop at the budget; the ones over it
+  /// are shed, each recorded as failed with its reason, and nothing stays pending.
+  @Test func photosOverTheHeldBytesBudgetAreShedAsStoreOverloaded() async throws {
+    let frameBytes =
+      try FileManager.default.attributesOfItem(
+        atPath: TestServers.fixture("photos/near-limit.jpg"))[.size] as? Int ?? 0
+    // Room for two of the five frames, not three.
+    let stack = try await Stack(settings: [
+      "MOWDECK_PHOTO_MAX_HELD_BYTES": String(frameBytes * 5 / 2)
+    ])
+    let (simulator, _) = try await stack.nearLimitCamera()
+    defer { simulator.stop() }
+    let worker = try await stack.photoWorker()
+    defer { worker.stop() }
+    let port = try await listeningPort(of: worker)
+
+    let stall = try await stack.stallTheStore()
+    defer { Task { try? await stall.release() } }
+    try await stack.reserve(mower: "m-flooded", count: 5)
+    try await eventually(timeout: .seconds(10), "three photos shed") {
+      worker.log.components(separatedBy: "photo shed").count - 1 == 3
+    }
+    #expect(try stack.heldBytes(port: port) == 2 * frameBytes)
+    #expect(try await stack.pending() == 5)
+
+    try await stall.release()
+    try await eventually(timeout: .seconds(20), "every reservation ended") {
+      try await stack.pending() == 0
+    }
+    let outcomes = try await stack.outcomes().values
+    #expect(outcomes.filter { $0 == "captured" }.count == 2)
+    #expect(outcomes.filter { $0 == "store_overloaded" }.count == 3)
+    let reasons = try await stack.db.pool.query(
+      "SELECT data->>'reason' AS reason FROM events WHERE type = 'photo.failed'")
+    #expect(
+      try reasons.map { try $0.string("reason") } == Array(repeating: "store_overloaded", count: 3))
+    try await eventually(timeout: .seconds(10), "nothing held") {
+      try stack.heldBytes(port: port) == 0
+    }
   }
 }

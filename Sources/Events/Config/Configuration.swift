@@ -37,6 +37,9 @@ public struct Configuration: Sendable {
   public var fanoutAckWaitSeconds: Int
   /// Camera requests one PhotoWorker keeps in flight at once.
   public var photoMaxInFlight: Int
+  /// Bytes of answered photos one PhotoWorker may hold while they wait for PostgreSQL;
+  /// a photo that would pass it is not kept (ADR 0019).
+  public var photoMaxHeldBytes: Int
   /// Events older than this many days are removed by the PruneWorker.
   public var eventsRetentionDays: Int
   /// Events removed per transaction: short transactions never stall the writers.
@@ -93,6 +96,9 @@ public struct Configuration: Sendable {
       natsSubjectPrefix: try reader.string("MOWDECK_NATS_SUBJECT_PREFIX") ?? "",
       fanoutAckWaitSeconds: try reader.positive("MOWDECK_FANOUT_ACK_WAIT_SECONDS", 10),
       photoMaxInFlight: try reader.positive("MOWDECK_PHOTO_MAX_IN_FLIGHT", 1000),
+      photoMaxHeldBytes: try reader.atLeast(
+        "MOWDECK_PHOTO_MAX_HELD_BYTES", 16 * 1_048_576, minimum: ImageLimits.largestPhotoBytes,
+        because: "one photo of the largest size must fit"),
       eventsRetentionDays: try reader.positive("MOWDECK_EVENTS_RETENTION_DAYS", 30),
       pruneBatchSize: try reader.positive("MOWDECK_PRUNE_BATCH_SIZE", 5000),
       apnsLeaseSeconds: try reader.positive("MOWDECK_APNS_LEASE_SECONDS", 30),

@@ -19,6 +19,18 @@ struct EnvironmentReader {
     return value
   }
 
+  /// A whole number no smaller than `minimum`; `reason` says why, in the error.
+  func atLeast(_ name: String, _ fallback: Int, minimum: Int, because reason: String)
+    throws(ConfigurationError) -> Int
+  {
+    let value = try integer(name, fallback)
+    guard value >= minimum else {
+      throw ConfigurationError(
+        variable: name, problem: "must be at least \(minimum) (\(reason)), got \(value)")
+    }
+    return value
+  }
+
   func nonNegative(_ name: String, _ fallback: Int) throws(ConfigurationError) -> Int {
     let value = try integer(name, fallback)
     guard value >= 0 else {

@@ -27,7 +27,7 @@ let completedCallback: MHD_RequestCompletedCallback = { context, _, requestConte
 let logCallback: mowdeck_mhd_log_callback = { context, message in
   guard let context, let message else { return }
   let core = Unmanaged<HTTPServerCore>.fromOpaque(context).takeUnretainedValue()
-  core.libraryLog.log(String(cString: message))
+  core.libraryLog.log(["detail": String(cString: message)])
 }
 
 let accessCallback: MHD_AccessHandlerCallback = {

@@ -10,7 +10,7 @@ final class HTTPServerCore: Sendable {
   let metrics: Metrics
   let maxBodyBytes: Int
   let plainResponses: PlainResponses
-  let libraryLog: LibraryLog
+  let libraryLog: ThrottledWarning
 
   /// Suspended requests, oldest first, for the deadline sweep (HTTPCore+Suspension).
   let waiting: Mutex<SuspendedQueue>
@@ -27,7 +27,7 @@ final class HTTPServerCore: Sendable {
     self.metrics = metrics
     self.maxBodyBytes = maxBodyBytes
     self.plainResponses = PlainResponses()
-    self.libraryLog = LibraryLog(logger: logger)
+    self.libraryLog = ThrottledWarning("libmicrohttpd", logger: logger)
     metrics.describe(
       "mowdeck_http_requests_total", type: "counter", help: "HTTP requests by route and status")
     metrics.describe(

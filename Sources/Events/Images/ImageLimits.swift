@@ -1,6 +1,9 @@
 /// How long stored photos and failure markers live, and how many rows are kept
 /// (CONTRACT.md section 6).
 public struct ImageLimits: Sendable {
+  /// The largest photo a camera may answer with (CONTRACT.md section 5).
+  public static let largestPhotoBytes = 524_288
+
   public var retentionSeconds: Int
   public var failedRetentionSeconds: Int
   public var keep: Int

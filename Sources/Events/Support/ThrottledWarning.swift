@@ -1,0 +1,44 @@
+import Synchronization
+
+/// A warning that can come in floods, logged at most `limit` times a minute; the ones over
+/// the limit are counted, and the count is logged when the next minute's first one comes.
+/// For warnings whose rate someone else decides: libmicrohttpd's messages about clients
+/// (a request without Host, a connection reset), which anyone can produce at will, or
+/// photos shed while PostgreSQL falls behind. They matter, so they are logged rather than
+/// dropped outright, but a flood of them must not become a flood of log lines.
+public final class ThrottledWarning: Sendable {
+  private struct Window {
+    var start: ContinuousClock.Instant
+    var logged = 0
+    var suppressed = 0
+  }
+
+  private let message: String
+  private let logger: Logger
+  private let limit: Int
+  private let window = Mutex(Window(start: .now))
+
+  public init(_ message: String, logger: Logger, limit: Int = 10) {
+    self.message = message
+    self.logger = logger
+    self.limit = limit
+  }
+
+  public func log(_ fields: [String: any Sendable] = [:]) {
+    let now = ContinuousClock.now
+    let (allowed, suppressed) = window.withLock { window -> (Bool, Int) in
+      var suppressed = 0
+      if now - window.start >= .seconds(60) {
+        suppressed = window.suppressed
+        window = Window(start: now)
+      }
+      window.logged += 1
+      if window.logged > limit { window.suppressed += 1 }
+      return (window.logged <= limit, suppressed)
+    }
+    if suppressed > 0 {
+      logger.warning(message + ": more suppressed", ["count": suppressed])
+    }
+    if allowed { logger.warning(message, fields) }
+  }
+}
