@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Builds the container image (deploy/Dockerfile) and runs one alarm through the pipeline
+# with every process taken from it: migrate and fleet import, the APNs sandbox, the camera
+# simulator, one replica of each worker, then a published alarm that must be pushed with
+# an image URL whose photo the serving container answers. PostgreSQL and nats-server are
+# the throwaway host servers of the tests (containers on the host network), so this checks
+# the image, not deploy/compose.yaml (scripts/check-compose.sh checks that file).
+# Needs a running Docker engine that can reach the image's base images. Not part of
+# scripts/test.sh: CI machines have no Docker engine.
+#   scripts/check-image.sh [IMAGE_TAG]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tag=${1:-mowdeck:check}
+command -v docker >/dev/null && docker info >/dev/null 2>&1 \
+  || { echo "check-image: no Docker engine reachable" >&2; exit 2; }
+
+echo "check-image: building $tag" >&2
+# The host network: the build step fetches packages, and works the same with or without a
+# default bridge.
+docker build -q --network host -f deploy/Dockerfile -t "$tag" . >/dev/null
+
+dir=$(mktemp -d /tmp/mowdeck-image.XXXXXX)
+chmod 755 "$dir"  # PostgreSQL runs as its own user
+containers=()
+cleanup() {
+  status=$?
+  if [ "$status" -ne 0 ]; then
+    for c in "${containers[@]}"; do
+      echo "--- $c" >&2
+      docker logs --tail 15 "$c" >&2 2>&1 || true
+    done
+  fi
+  for c in "${containers[@]}"; do docker rm -f "$c" >/dev/null 2>&1 || true; done
+  scripts/servers.sh stop "$dir" >/dev/null 2>&1 || true
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+scripts/servers.sh start "$dir" >&2
+# shellcheck disable=SC1091
+source "$dir/env"
+scripts/make-test-pki.sh "$dir/pki"
+# The image runs as an unprivileged user, which must read the mounted keys.
+chmod 755 "$dir/pki"
+chmod 644 "$dir/pki"/*
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+apns_port=$(free_port)
+http_port=$(free_port)
+name=mowdeck-check-$$
+settings=(
+  --network host -v "$dir/pki:/pki:ro"
+  -e MOWDECK_DATABASE_URL -e MOWDECK_NATS_URL
+  -e MOWDECK_NOTIFICATIONS_APP_URL="http://127.0.0.1:$http_port"
+  -e MOWDECK_NOTIFICATIONS_HTTP_LISTEN="127.0.0.1:$http_port"
+  -e MOWDECK_NOTIFICATIONS_APNS_URL="https://127.0.0.1:$apns_port"
+  -e MOWDECK_NOTIFICATIONS_APNS_SANDBOX_URL="https://127.0.0.1:$apns_port"
+  -e MOWDECK_NOTIFICATIONS_APNS_CA_FILE=/pki/ca.pem
+  -e MOWDECK_NOTIFICATIONS_APNS_KEY_PATH=/pki/apns-key.p8
+  -e MOWDECK_NOTIFICATIONS_APNS_KEY_ID=CHECKKEY01
+  -e MOWDECK_NOTIFICATIONS_APNS_TEAM_ID=CHECKTEAM1
+)
+once() { docker run --rm "${settings[@]}" "$@"; }
+# Starts one long-running container; $1 names it, $2 is its metrics port.
+start() {
+  local container=$name-$1 port=$2
+  shift 2
+  containers+=("$container")
+  docker run -d --name "$container" "${settings[@]}" -e MOWDECK_METRICS_LISTEN="127.0.0.1:$port" \
+    "$tag" "$@" >/dev/null
+}
+
+once "$tag" mowdeck migrate
+once -v "$PWD/Tests/Fixtures:/fixtures:ro" "$tag" mowdeck fleet import /fixtures/fleet40.fleet.json
+start sandbox 0 APNsSandbox --listen "127.0.0.1:$apns_port" --cert /pki/server.pem \
+  --key /pki/server.key --public-key /pki/apns-key.pub.pem --team-id CHECKTEAM1 \
+  --key-id CHECKKEY01 --record /tmp/pushes.jsonl
+start camera 0 GatewaySimulator --frames /usr/share/mowdeck/frames --latency-ms 200
+port=$(free_port); start fanout "$port" FanoutWorker; ports=("$port")
+port=$(free_port); start photo "$port" PhotoWorker; ports+=("$port")
+port=$(free_port); start apns "$port" APNsWorker; ports+=("$port")
+# The serving process answers /healthz on its serving port.
+start serve 0 ImageServeWorker; ports+=("$http_port")
+port=$(free_port); start prune "$port" PruneWorker; ports+=("$port")
+
+for port in "${ports[@]}"; do
+  for _ in $(seq 60); do
+    curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break
+    sleep 0.5
+  done
+  curl -sf "http://127.0.0.1:$port/healthz" >/dev/null \
+    || { echo "check-image: a worker never became healthy (metrics port $port)" >&2; exit 1; }
+done
+echo "check-image: every worker healthy" >&2
+
+id=$(cat /proc/sys/kernel/random/uuid)
+once "$tag" mowdeck publish --mower m-7-0003 --kind mower_lifted --event-id "$id" --name Robbie
+url=""
+for _ in $(seq 60); do
+  url=$(docker exec "$name-sandbox" cat /tmp/pushes.jsonl 2>/dev/null | python3 -c '
+import json, sys
+for line in sys.stdin:
+    url = (json.loads(line).get("payload") or {}).get("image_url")
+    if url: print(url); break' || true)
+  [ -n "$url" ] && break
+  sleep 0.5
+done
+[ -n "$url" ] || { echo "check-image: no push with an image URL reached the sandbox" >&2; exit 1; }
+echo "check-image: pushed, image URL $url" >&2
+# The phone's extension waits for the photo; so does this, for a few seconds.
+for _ in $(seq 20); do
+  type=$(curl -s -o /dev/null -w '%{http_code} %{content_type}' "$url")
+  [ "$type" = "200 image/jpeg" ] && break
+  sleep 0.5
+done
+once "$tag" mowdeck trace "$id" --summary
+[ "$type" = "200 image/jpeg" ] || { echo "check-image: the photo URL answered $type" >&2; exit 1; }
+echo "check-image: ok (the photo served as image/jpeg from the image's ImageServeWorker)"
