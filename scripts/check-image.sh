@@ -11,8 +11,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tag=${1:-mowdeck:check}
-command -v docker >/dev/null && docker info >/dev/null 2>&1 \
-  || { echo "check-image: no Docker engine reachable" >&2; exit 2; }
+if ! docker info >/dev/null 2>&1; then
+  echo "check-image: no Docker engine reachable" >&2
+  exit 2
+fi
 
 echo "check-image: building $tag" >&2
 # The host network: the build step fetches packages, and works the same with or without a
