@@ -6,17 +6,37 @@
 # stack down with its volumes. The stack's own secrets are test keys made for the run, and
 # a small override points the APNs workers at the sandbox and the public origin at the
 # published port; nothing else of the compose file is changed.
-# Needs a Docker engine that reaches the base images, and Compose (`docker compose`, or
-# the older `docker-compose`, for which the file's top-level `name` is left out). Not part
-# of scripts/test.sh: CI machines have no Docker engine.
-#   scripts/check-stack.sh [EXTRA_OVERRIDE.yaml]
+# Needs a Docker engine that reaches the base images, or their local stand-ins with
+# --standins (scripts/make-standin-images.sh), and Compose (`docker compose`, or the older
+# `docker-compose`, for which the file's top-level `name` is left out). Not part of
+# scripts/test.sh: CI machines have no Docker engine.
+#   scripts/check-stack.sh [--standins]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-extra=${1:-}
+build_args=()
+extra=""
+if [ "${1:-}" = --standins ]; then
+  # shellcheck disable=SC1091  # the stand-ins settings: build args, image names, override
+  source deploy/standins/settings.sh
+  build_args=("${standin_build_args[@]}")
+  # shellcheck disable=SC2154  # set by the settings file
+  extra=$standin_override
+fi
 docker info >/dev/null 2>&1 || { echo "check-stack: no Docker engine reachable" >&2; exit 2; }
 project=mowdeck-check
-dir=$(mktemp -d /tmp/mowdeck-stack.XXXXXX)
 file=deploy/compose.yaml
+dir=$(mktemp -d /tmp/mowdeck-stack.XXXXXX)
+run=()
+cleanup() {
+  status=$?
+  if [ "$status" -ne 0 ] && [ ${#run[@]} -gt 0 ]; then
+    "${run[@]}" logs --tail 10 >&2 2>&1 || true
+  fi
+  if [ ${#run[@]} -gt 0 ]; then "${run[@]}" down -v --remove-orphans >/dev/null 2>&1 || true; fi
+  rm -rf "$dir"
+  [ "$file" = deploy/compose.yaml ] || rm -f "$file"
+}
+trap cleanup EXIT
 if docker compose version >/dev/null 2>&1; then
   compose=(docker compose)
 elif command -v docker-compose >/dev/null; then
@@ -52,34 +72,33 @@ secrets:
   test_ca: {file: $dir/pki/ca.pem}
 YAML
 run=("${compose[@]}" -p "$project" -f "$file" -f "$dir/override.yaml")
-[ -n "$extra" ] && run+=(-f "$extra")
+if [ -n "$extra" ]; then run+=(-f "$extra"); fi
 run+=(--profile dev)
-
-cleanup() {
-  status=$?
-  if [ "$status" -ne 0 ]; then "${run[@]}" logs --tail 10 >&2 2>&1 || true; fi
-  "${run[@]}" down -v --remove-orphans >/dev/null 2>&1 || true
-  rm -rf "$dir"
-  [ "$file" = deploy/compose.yaml ] || rm -f "$file"
-}
-trap cleanup EXIT
 
 echo "check-stack: building mowdeck:latest and starting $file" >&2
 # Built here rather than by compose, on the host network: the build step fetches packages,
 # and an engine without a default bridge (scripts/make-standin-images.sh) has no other.
-docker build -q --network host -f deploy/Dockerfile -t mowdeck:latest . >/dev/null
+docker build -q --network host "${build_args[@]}" -f deploy/Dockerfile -t mowdeck:latest . \
+  >/dev/null
 "${run[@]}" up -d --no-build >&2
-# Every container with a health check must report healthy; migrate must have exited 0.
+# All 14 containers (postgres, nats, migrate, two replicas of four workers, the prune
+# worker, the camera simulator, the sandbox); each with a health check must report
+# healthy, and migrate must have exited 0.
+expected=14
 for _ in $(seq 120); do
   states=$(docker ps -a --filter "label=com.docker.compose.project=$project" \
     --format '{{.Names}} {{.Status}}')
+  count=$(echo "$states" | grep -c . || true)
   unhealthy=$(echo "$states" | grep -v -e '(healthy)' -e 'migrate.*Exited (0)' \
     -e 'gateway-simulator.*Up' -e 'apns-sandbox.*Up' || true)
-  [ -z "$unhealthy" ] && break
+  [ "$count" -eq "$expected" ] && [ -z "$unhealthy" ] && break
   sleep 1
 done
 echo "$states" >&2
-[ -z "$unhealthy" ] || { echo "check-stack: not healthy: $unhealthy" >&2; exit 1; }
+if [ "$count" -ne "$expected" ] || [ -n "$unhealthy" ]; then
+  echo "check-stack: $count of $expected containers; not healthy: ${unhealthy:-none}" >&2
+  exit 1
+fi
 echo "check-stack: every service healthy" >&2
 
 network=$(docker inspect -f '{{range $k, $v := .NetworkSettings.Networks}}{{$k}}{{end}}' \
@@ -113,10 +132,10 @@ echo "check-stack: pushed, image URL $url" >&2
 # The camera simulator answers in 0.5-3 s; the phone's extension would wait as long.
 answer=""
 for _ in $(seq 30); do
-  answer=$(curl -s -o /dev/null -w '%{http_code} %{content_type}' "$url" || true)
+  answer=$(curl -s --max-time 5 -o /dev/null -w '%{http_code} %{content_type}' "$url" || true)
   [ "$answer" = "200 image/jpeg" ] && break
   sleep 0.5
 done
-mowdeck "$image" mowdeck trace "$id" --summary
+mowdeck "$image" mowdeck trace "$id" --summary || true
 [ "$answer" = "200 image/jpeg" ] || { echo "check-stack: the photo URL answered $answer" >&2; exit 1; }
 echo "check-stack: ok (the compose stack pushed the alarm and served its photo)"

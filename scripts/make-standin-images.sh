@@ -2,12 +2,14 @@
 # For a machine that reaches Debian's mirror but no container registry (this project's
 # build machines): installs and starts a Docker engine if there is none, and builds local
 # stand-ins for the base images that deploy/Dockerfile and deploy/compose.yaml name, so
-# that scripts/check-image.sh and scripts/check-stack.sh can run (ADR 0020):
-#   debian:bookworm-slim   Debian 12 made with debootstrap
-#   swift:6.3-bookworm     that, with the local toolchain (SWIFT_ROOT, default /opt/swift)
-#   postgres:15-bookworm   Debian's PostgreSQL 15 (deploy/standins/postgres)
-#   nats:2.10-alpine       Debian's nats-server 2.9 (deploy/standins/nats; use its override)
-# Then: scripts/check-stack.sh deploy/standins/nats/override.yaml
+# that scripts/check-image.sh and scripts/check-stack.sh can run with --standins (ADR
+# 0020). Their names are their own (deploy/standins/settings.sh), never the vendors':
+#   mowdeck-standin/debian:bookworm          Debian 12 made with debootstrap
+#   mowdeck-standin/swift:6.3-bookworm       that, with the local toolchain (SWIFT_ROOT,
+#                                            default /opt/swift)
+#   mowdeck-standin/postgres:15-bookworm     Debian's PostgreSQL 15
+#   mowdeck-standin/nats:2.9-bookworm        Debian's nats-server 2.9
+# Then: scripts/check-stack.sh --standins
 # An image that already exists is left as it is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,24 +34,26 @@ have() { docker image inspect "$1" >/dev/null 2>&1; }
 work=$(mktemp -d /tmp/mowdeck-standins.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-if ! have debian:bookworm-slim; then
-  echo "standins: debian:bookworm-slim (debootstrap)" >&2
+if ! have mowdeck-standin/debian:bookworm; then
+  echo "standins: mowdeck-standin/debian:bookworm (debootstrap)" >&2
   debootstrap --variant=minbase bookworm "$work/rootfs" http://deb.debian.org/debian >/dev/null
   rm -rf "$work/rootfs/var/cache/apt/archives/"*.deb
-  tar -C "$work/rootfs" -c . | docker import - debian:bookworm-slim >/dev/null
+  tar -C "$work/rootfs" -c . | docker import - mowdeck-standin/debian:bookworm >/dev/null
   rm -rf "$work/rootfs"
 fi
-if ! have swift:6.3-bookworm; then
-  echo "standins: swift:6.3-bookworm (from $swift_root)" >&2
-  docker build -q --network host -t swift:6.3-bookworm -f deploy/standins/swift.Dockerfile \
-    "$swift_root" >/dev/null
+if ! have mowdeck-standin/swift:6.3-bookworm; then
+  echo "standins: mowdeck-standin/swift:6.3-bookworm (from $swift_root)" >&2
+  docker build -q --network host -t mowdeck-standin/swift:6.3-bookworm \
+    -f deploy/standins/swift.Dockerfile "$swift_root" >/dev/null
 fi
-if ! have postgres:15-bookworm; then
-  echo "standins: postgres:15-bookworm" >&2
-  docker build -q --network host -t postgres:15-bookworm deploy/standins/postgres >/dev/null
+if ! have mowdeck-standin/postgres:15-bookworm; then
+  echo "standins: mowdeck-standin/postgres:15-bookworm" >&2
+  docker build -q --network host -t mowdeck-standin/postgres:15-bookworm \
+    deploy/standins/postgres >/dev/null
 fi
-if ! have nats:2.10-alpine; then
-  echo "standins: nats:2.10-alpine" >&2
-  docker build -q --network host -t nats:2.10-alpine deploy/standins/nats >/dev/null
+if ! have mowdeck-standin/nats:2.9-bookworm; then
+  echo "standins: mowdeck-standin/nats:2.9-bookworm" >&2
+  docker build -q --network host -t mowdeck-standin/nats:2.9-bookworm \
+    deploy/standins/nats >/dev/null
 fi
 echo "standins: ready"

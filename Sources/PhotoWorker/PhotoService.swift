@@ -96,7 +96,7 @@ struct PhotoService: Service {
   private func hold(_ result: inout PhotoResult, of claim: PhotoClaim) -> Double {
     guard case .captured(let jpeg) = result else { return 0 }
     let bytes = jpeg.count
-    if metrics.add(Self.heldBytes, Double(bytes), ceiling: Double(maxHeldBytes)) {
+    if metrics.raise(Self.heldBytes, by: Double(bytes), upTo: Double(maxHeldBytes)) {
       return Double(bytes)
     }
     result = .failed(

@@ -53,8 +53,8 @@ public final class Metrics: Sendable {
   /// Raises a gauge by `delta` only if it then stays at most `ceiling`, in one step under
   /// the lock: the admission check of a level that is also a budget, with no copy of the
   /// level kept anywhere else. Returns whether the gauge was raised.
-  public func add(
-    _ name: String, _ delta: Double, ceiling: Double, labels: [String: String] = [:]
+  public func raise(
+    _ name: String, by delta: Double, upTo ceiling: Double, labels: [String: String] = [:]
   ) -> Bool {
     state.withLock { state in
       let key = Key(name: name, labels: labels)

@@ -7,6 +7,13 @@ import Synchronization
 /// photos shed while PostgreSQL falls behind. They matter, so they are logged rather than
 /// dropped outright, but a flood of them must not become a flood of log lines.
 public final class ThrottledWarning: Sendable {
+  /// What one call did.
+  public enum Outcome: Equatable, Sendable {
+    /// Logged; `suppressedBefore` earlier ones went unlogged and their count was logged too.
+    case logged(suppressedBefore: Int)
+    case suppressed
+  }
+
   private struct Window {
     var start: ContinuousClock.Instant
     var logged = 0
@@ -16,16 +23,24 @@ public final class ThrottledWarning: Sendable {
   private let message: String
   private let logger: Logger
   private let limit: Int
-  private let window = Mutex(Window(start: .now))
+  private let now: @Sendable () -> ContinuousClock.Instant
+  private let window: Mutex<Window>
 
-  public init(_ message: String, logger: Logger, limit: Int = 10) {
+  /// - Parameter now: the monotonic clock; tests pass their own.
+  public init(
+    _ message: String, logger: Logger, limit: Int = 10,
+    now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+  ) {
     self.message = message
     self.logger = logger
     self.limit = limit
+    self.now = now
+    self.window = Mutex(Window(start: now()))
   }
 
-  public func log(_ fields: [String: any Sendable] = [:]) {
-    let now = ContinuousClock.now
+  @discardableResult
+  public func log(_ fields: [String: any Sendable] = [:]) -> Outcome {
+    let now = now()
     let (allowed, suppressed) = window.withLock { window -> (Bool, Int) in
       var suppressed = 0
       if now - window.start >= .seconds(60) {
@@ -39,6 +54,8 @@ public final class ThrottledWarning: Sendable {
     if suppressed > 0 {
       logger.warning(message + ": more suppressed", ["count": suppressed])
     }
-    if allowed { logger.warning(message, fields) }
+    guard allowed else { return .suppressed }
+    logger.warning(message, fields)
+    return .logged(suppressedBefore: suppressed)
   }
 }
