@@ -48,6 +48,18 @@ struct PipelineResult {
     table.add(
       "alarm -> push at sandbox", "\(push.count)", ms(push.median), ms(push.p99),
       ms(push.maximum), ms(floors.sum), String(format: "%.1fx", pushRatio))
+    // In a long run, the same without its first minutes: every run starts on empty tables,
+    // whose first autovacuum passes and writeback bursts make most of a soak's slow windows
+    // (docs/benchmarks.md). The targets are still judged on the whole run.
+    if s.seconds >= 4 * s.warmUp {
+      var warm = Samples()
+      for item in collected.pushLatencies where item.at >= Double(s.warmUp) {
+        warm.add(item.latency)
+      }
+      table.add(
+        "  after warm-up (published after \(s.warmUp) s)", "\(warm.count)", ms(warm.median),
+        ms(warm.p99), ms(warm.maximum), "", "")
+    }
     for (name, stage) in [
       ("  of which alarm -> fan-out write", collected.alarmToDecided),
       ("  of which write -> push at sandbox", collected.decidedToPush),
@@ -104,11 +116,15 @@ struct PipelineResult {
         "no worker over 64 MB RSS (largest \(String(format: "%.1f", maxPeakRSS * 1.048576)) MB)",
         maxPeakRSS * 1.048576 <= 64))
     if soak {
-      let growth = workerUsage.compactMap(\.rssGrowthPercent).max() ?? .nan
-      lines.append(
-        verdict(
-          "RSS growth after warm-up <= 10% (largest \(String(format: "%+.1f", growth))%)",
-          growth <= 10))
+      if let growth = workerUsage.compactMap(\.rssGrowthPercent).max() {
+        lines.append(
+          verdict(
+            "RSS growth after warm-up <= 10% (largest \(String(format: "%+.1f", growth))%)",
+            growth <= 10))
+      } else {
+        // Growth compares the minute after the warm-up with the last minute, two minutes on.
+        lines.append("not measured: RSS growth (the run is too short to compare two minutes)")
+      }
     }
     return lines
   }

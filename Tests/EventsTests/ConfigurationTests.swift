@@ -35,6 +35,24 @@ import Testing
     #expect(config.photoMaxHeldBytes == 16 * 1_048_576)
   }
 
+  @Test func bothFormsOfAPostgreSQLConnectionStringAreAccepted() throws {
+    for url in ["postgresql://u:pw@db:5432/x?sslmode=disable", "host=db port=5432 dbname=x"] {
+      #expect(try Configuration.load(from: ["MOWDECK_DATABASE_URL": url]).databaseURL == url)
+    }
+  }
+
+  /// libpq quotes the whole URI in some of its messages (an unclosed IPv6 bracket).
+  @Test(arguments: ["postgresql://u:s3cret@db/x?nosuch=1", "postgresql://u:s3cret@[db/x"])
+  func aBadConnectionStringIsNamedWithoutRepeatingItsPassword(url: String) {
+    #expect {
+      _ = try Configuration.load(from: ["MOWDECK_DATABASE_URL": url])
+    } throws: { error in
+      guard let error = error as? ConfigurationError else { return false }
+      return error.variable == "MOWDECK_DATABASE_URL" && !error.description.contains("s3cret")
+        && error.description.contains("not a PostgreSQL connection string")
+    }
+  }
+
   @Test func theHeldPhotoBudgetMustFitTheLargestPhoto() throws {
     let fits = try Configuration.load(from: ["MOWDECK_PHOTO_MAX_HELD_BYTES": "524288"])
     #expect(fits.photoMaxHeldBytes == 524_288)
@@ -134,6 +152,9 @@ import Testing
     ("MOWDECK_LOG_LEVEL", "warn"),
     ("MOWDECK_DATABASE_POOL_SIZE", "0"),
     ("MOWDECK_PHOTO_MAX_HELD_BYTES", "16 MiB"),
+    ("MOWDECK_DATABASE_URL", "nope"),
+    ("MOWDECK_DATABASE_URL", "postgresql://u@db:5432/x?sslmode"),
+    ("MOWDECK_DATABASE_URL", "host=db port"),
     // Values read from files often end in a newline; the one line must stay one line.
     ("MOWDECK_NOTIFICATIONS_IMAGE_URL_TTL_SECONDS", "ten\nminutes"),
     ("MOWDECK_NOTIFICATIONS_APP_URL", "https://a b\n"),

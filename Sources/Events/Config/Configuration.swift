@@ -58,7 +58,7 @@ public struct Configuration: Sendable {
     let reader = EnvironmentReader(environment)
     let appURL = try reader.url("MOWDECK_NOTIFICATIONS_APP_URL")
     return Configuration(
-      databaseURL: try reader.string("MOWDECK_DATABASE_URL") ?? defaultDatabaseURL,
+      databaseURL: try reader.databaseURL("MOWDECK_DATABASE_URL") ?? defaultDatabaseURL,
       natsURL: try reader.natsURL("MOWDECK_NATS_URL") ?? "nats://127.0.0.1:4222",
       appURL: appURL,
       imageBaseURL: try reader.url("MOWDECK_NOTIFICATIONS_IMAGE_BASE_URL") ?? appURL,

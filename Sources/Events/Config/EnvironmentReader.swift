@@ -1,3 +1,4 @@
+import CLibPQ
 import Foundation
 
 /// Reads and checks single environment variables; each failure names its variable.
@@ -59,6 +60,26 @@ struct EnvironmentReader {
       throw ConfigurationError(
         variable: name, problem: "must be an http(s) URL, got \(text.debugDescription)")
     }
+    return text
+  }
+
+  /// A PostgreSQL connection string as libpq reads it, a `postgresql://` URI or `key=value`
+  /// pairs, checked by libpq's own parser (no connection is made). The error names what is
+  /// wrong but never repeats the value, which may hold a password (some of libpq's
+  /// messages quote the whole URI).
+  func databaseURL(_ name: String) throws(ConfigurationError) -> String? {
+    guard let text = try string(name) else { return nil }
+    var error: UnsafeMutablePointer<CChar>?
+    guard let options = PQconninfoParse(text, &error) else {
+      let reason = (error.map { String(cString: $0) } ?? "out of memory")
+        .replacingOccurrences(of: text, with: "<the value>")
+      PQfreemem(error)
+      throw ConfigurationError(
+        variable: name,
+        problem: "is not a PostgreSQL connection string ("
+          + reason.split(whereSeparator: \.isNewline).joined(separator: " ") + ")")
+    }
+    PQconninfoFree(options)
     return text
   }
 
