@@ -35,14 +35,28 @@ import Testing
     #expect(config.photoMaxHeldBytes == 16 * 1_048_576)
   }
 
+  @Test func libpqsPunctuationStaysAndItsQuotedTokensGo() throws {
+    #expect {
+      _ = try Configuration.load(from: ["MOWDECK_DATABASE_URL": "host=db port"])
+    } throws: { error in
+      (error as? ConfigurationError)?.description
+        == "configuration error: MOWDECK_DATABASE_URL is not a PostgreSQL connection string"
+        + " (missing \"=\" after \"…\" in connection info string)"
+    }
+  }
+
   @Test func bothFormsOfAPostgreSQLConnectionStringAreAccepted() throws {
     for url in ["postgresql://u:pw@db:5432/x?sslmode=disable", "host=db port=5432 dbname=x"] {
       #expect(try Configuration.load(from: ["MOWDECK_DATABASE_URL": url]).databaseURL == url)
     }
   }
 
-  /// libpq quotes the whole URI in some of its messages (an unclosed IPv6 bracket).
-  @Test(arguments: ["postgresql://u:s3cret@db/x?nosuch=1", "postgresql://u:s3cret@[db/x"])
+  /// libpq quotes the whole URI in some of its messages (an unclosed IPv6 bracket), and the
+  /// password itself in others (a bad percent-encoding in it).
+  @Test(arguments: [
+    "postgresql://u:s3cret@db/x?nosuch=1", "postgresql://u:s3cret@[db/x",
+    "postgresql://u:s3cret%ZZ@db/x", "postgresql://u:s3cret%00@db/x",
+  ])
   func aBadConnectionStringIsNamedWithoutRepeatingItsPassword(url: String) {
     #expect {
       _ = try Configuration.load(from: ["MOWDECK_DATABASE_URL": url])

@@ -64,15 +64,14 @@ struct EnvironmentReader {
   }
 
   /// A PostgreSQL connection string as libpq reads it, a `postgresql://` URI or `key=value`
-  /// pairs, checked by libpq's own parser (no connection is made). The error names what is
-  /// wrong but never repeats the value, which may hold a password (some of libpq's
-  /// messages quote the whole URI).
+  /// pairs, checked by libpq's own parser (no connection is made). The error says what is
+  /// wrong in libpq's words, but without the parts of the value libpq quotes: they may be
+  /// the password, or the whole URI with it.
   func databaseURL(_ name: String) throws(ConfigurationError) -> String? {
     guard let text = try string(name) else { return nil }
     var error: UnsafeMutablePointer<CChar>?
     guard let options = PQconninfoParse(text, &error) else {
-      let reason = (error.map { String(cString: $0) } ?? "out of memory")
-        .replacingOccurrences(of: text, with: "<the value>")
+      let reason = Self.withoutQuotedParts(error.map { String(cString: $0) } ?? "out of memory")
       PQfreemem(error)
       throw ConfigurationError(
         variable: name,
@@ -81,6 +80,15 @@ struct EnvironmentReader {
     }
     PQconninfoFree(options)
     return text
+  }
+
+  /// libpq's message with each quoted part longer than one character (a token of the
+  /// value) shown as `"…"`; one-character parts (`"="`, `"]"`) are its own punctuation.
+  static func withoutQuotedParts(_ message: String) -> String {
+    let parts = message.split(separator: "\"", omittingEmptySubsequences: false)
+    return parts.enumerated().map { index, part in
+      index % 2 == 1 && part.count > 1 ? "…" : String(part)
+    }.joined(separator: "\"")
   }
 
   func natsURL(_ name: String) throws(ConfigurationError) -> String? {
