@@ -40,7 +40,8 @@ scripts/servers.sh start "$work/servers"
 # shellcheck disable=SC1091
 source "$work/servers/env"
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# shellcheck source=scripts/lib/free-port.sh
+source scripts/lib/free-port.sh
 serve_port=$(free_port)
 nginx_port=$(free_port)
 

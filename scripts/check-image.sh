@@ -11,6 +11,8 @@
 #   scripts/check-image.sh [--standins] [IMAGE_TAG]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib/one-alarm.sh
+source scripts/lib/one-alarm.sh
 build_args=()
 if [ "${1:-}" = --standins ]; then
   # shellcheck disable=SC1091  # the stand-ins settings: build args, image names, override
@@ -53,7 +55,8 @@ scripts/make-test-pki.sh "$dir/pki"
 chmod 755 "$dir/pki"
 chmod 644 "$dir/pki"/*
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# shellcheck source=scripts/lib/free-port.sh
+source scripts/lib/free-port.sh
 apns_port=$(free_port)
 http_port=$(free_port)
 name=mowdeck-check-$$
@@ -104,25 +107,11 @@ echo "check-image: every worker healthy" >&2
 
 id=$(cat /proc/sys/kernel/random/uuid)
 once "$tag" mowdeck publish --mower m-7-0003 --kind mower_lifted --event-id "$id" --name Robbie
-url=""
-for _ in $(seq 60); do
-  url=$(docker exec "$name-sandbox" cat /tmp/pushes.jsonl 2>/dev/null | python3 -c '
-import json, sys
-for line in sys.stdin:
-    url = (json.loads(line).get("payload") or {}).get("image_url")
-    if url: print(url); break' || true)
-  [ -n "$url" ] && break
-  sleep 0.5
-done
+url=$(first_image_url "$name-sandbox")
 [ -n "$url" ] || { echo "check-image: no push with an image URL reached the sandbox" >&2; exit 1; }
 echo "check-image: pushed, image URL $url" >&2
 # The phone's extension waits for the photo; so does this, for a few seconds.
-answer=""
-for _ in $(seq 20); do
-  answer=$(curl -s --max-time 5 -o /dev/null -w '%{http_code} %{content_type}' "$url" || true)
-  [ "$answer" = "200 image/jpeg" ] && break
-  sleep 0.5
-done
+answer=$(photo_answer "$url" 20)
 once "$tag" mowdeck trace "$id" --summary || true
 [ "$answer" = "200 image/jpeg" ] || { echo "check-image: the photo URL answered $answer" >&2; exit 1; }
 echo "check-image: ok (the photo served as image/jpeg from the image's ImageServeWorker)"

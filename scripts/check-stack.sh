@@ -13,6 +13,8 @@
 #   scripts/check-stack.sh [--standins]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib/one-alarm.sh
+source scripts/lib/one-alarm.sh
 build_args=()
 extra=""
 if [ "${1:-}" = --standins ]; then
@@ -117,25 +119,11 @@ mowdeck "$image" mowdeck publish --mower m-7-0003 --kind mower_lifted --event-id
   --name Robbie
 sandbox=$(docker ps -q --filter "label=com.docker.compose.project=$project" \
   --filter label=com.docker.compose.service=apns-sandbox)
-url=""
-for _ in $(seq 60); do
-  url=$(docker exec "$sandbox" cat /tmp/pushes.jsonl 2>/dev/null | python3 -c '
-import json, sys
-for line in sys.stdin:
-    url = (json.loads(line).get("payload") or {}).get("image_url")
-    if url: print(url); break' || true)
-  [ -n "$url" ] && break
-  sleep 0.5
-done
+url=$(first_image_url "$sandbox")
 [ -n "$url" ] || { echo "check-stack: no push with an image URL reached the sandbox" >&2; exit 1; }
 echo "check-stack: pushed, image URL $url" >&2
 # The camera simulator answers in 0.5-3 s; the phone's extension would wait as long.
-answer=""
-for _ in $(seq 30); do
-  answer=$(curl -s --max-time 5 -o /dev/null -w '%{http_code} %{content_type}' "$url" || true)
-  [ "$answer" = "200 image/jpeg" ] && break
-  sleep 0.5
-done
+answer=$(photo_answer "$url" 30)
 mowdeck "$image" mowdeck trace "$id" --summary || true
 [ "$answer" = "200 image/jpeg" ] || { echo "check-stack: the photo URL answered $answer" >&2; exit 1; }
 echo "check-stack: ok (the compose stack pushed the alarm and served its photo)"

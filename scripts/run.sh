@@ -26,7 +26,8 @@ stop_all() {
 trap stop_all EXIT
 trap 'exit 0' INT TERM
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# shellcheck source=scripts/lib/free-port.sh
+source scripts/lib/free-port.sh
 
 rm -rf "$state/servers" "$state/pushes.jsonl"
 scripts/servers.sh start "$state/servers"

@@ -10,7 +10,8 @@ command=${1:?usage: servers.sh start|stop DIR}
 dir=${2:?usage: servers.sh start|stop DIR}
 pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# shellcheck source=scripts/lib/free-port.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/free-port.sh"
 
 as_postgres() {
   if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi

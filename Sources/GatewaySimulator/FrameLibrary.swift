@@ -1,3 +1,4 @@
+import Events
 import Foundation
 
 /// The frames the simulated cameras send, read once at start.
@@ -9,7 +10,7 @@ struct FrameLibrary: Sendable {
       .filter { $0.lowercased().hasSuffix(".jpg") || $0.lowercased().hasSuffix(".jpeg") }.sorted()
     frames = try names.map {
       Array(try Data(contentsOf: URL(fileURLWithPath: directory).appendingPathComponent($0)))
-    }.filter { $0.count <= 524_288 }
+    }.filter { $0.count <= ImageLimits.largestPhotoBytes }
     guard !frames.isEmpty else {
       throw SimulatorOptions.Invalid(
         description: "no JPEG frames of at most 512 KiB in \(directory)")
