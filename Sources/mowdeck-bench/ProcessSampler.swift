@@ -51,6 +51,22 @@ actor ProcessSampler {
     return (last.busy - first.busy) / (last.total - first.total) * 100
   }
 
+  /// Waits until the machine has been below `percent` busy for a whole `span`, or `limit`
+  /// has passed; returns the seconds waited. A run that starts while the last one's
+  /// writeback and autovacuum still go on measures them instead.
+  static func waitForQuietMachine(
+    below percent: Double = 15, span: Duration = .seconds(2), limit: Duration = .seconds(60)
+  ) async -> Double {
+    let started = ContinuousClock.now
+    while ContinuousClock.now - started < limit {
+      guard let before = machineJiffies() else { break }
+      try? await Task.sleep(for: span)
+      guard let after = machineJiffies(), after.total > before.total else { break }
+      if (after.busy - before.busy) / (after.total - before.total) * 100 < percent { break }
+    }
+    return (ContinuousClock.now - started).seconds
+  }
+
   private static func machineJiffies() -> (busy: Double, total: Double)? {
     guard let stat = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
       let line = stat.split(separator: "\n").first
