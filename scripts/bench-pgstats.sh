@@ -17,6 +17,8 @@ source "$servers/env"
 cat >>"$MOWDECK_PG_DATA/postgresql.conf" <<CONF
 shared_preload_libraries = 'pg_stat_statements'
 pg_stat_statements.track = all
+# Not the setup and clean-up (ANALYZE, DROP SCHEMA, CHECKPOINT): only the load's statements.
+pg_stat_statements.track_utility = off
 pg_stat_statements.track_planning = on
 log_min_duration_statement = 15
 log_line_prefix = '%m [%p] %a '

@@ -29,15 +29,16 @@ struct PipelineBenchmark {
   let settings: PipelineSettings
 
   func run() async throws -> PipelineResult {
-    let quiet = await ProcessSampler.waitForQuietMachine()
-    if quiet > 2.5 { print(String(format: "waited %.0f s for a quiet machine", quiet)) }
     let db = try await TestDatabase.make()
     try await BenchLoad(db: db).seedFleet(mowers: settings.mowers)
-    // A real directory has planner statistics; freshly seeded tables have none until
-    // autovacuum gets to them, and the first minutes would measure that instead. Only the
-    // seeded tables: an ANALYZE of the empty alarm tables records them as empty, and every
-    // plan made before autovacuum's next ANALYZE scans them sequentially as they grow.
-    try await db.pool.query("ANALYZE users, mowers, grants, devices")
+    // A real directory is vacuumed and has planner statistics; freshly seeded tables have
+    // neither until autovacuum gets to them, and the first minutes would measure that
+    // instead. Only the seeded tables: an ANALYZE of the empty alarm tables records them
+    // as empty, and every plan made before autovacuum's next ANALYZE scans them
+    // sequentially as they grow.
+    try await db.pool.query("VACUUM ANALYZE users, mowers, grants, devices")
+    let waited = await ProcessSampler.waitForQuietMachine()
+    if waited > 0 { print(String(format: "waited %.0f s for a quiet machine", waited)) }
     let timeoutPercent = Int((settings.timeouts * 100).rounded())
     let rig = try await PipelineRig(
       db: db, cameraLatency: "\(settings.cameraMs)",
@@ -117,10 +118,11 @@ struct PipelineBenchmark {
     let usage = await sampler.usage(warmUp: Double(settings.warmUp))
     // The next run of a matrix should not pay for this one: no old tables for autovacuum
     // to visit, no dirty pages for the kernel to write back during it. The workers stop
-    // first, so none of them finds its tables gone.
+    // first, so none of them finds its tables gone. (A run that fails leaves its schema.)
     rig.stop()
     try await db.pool.query("DROP SCHEMA \(identifier: db.schema) CASCADE")
     try await db.pool.query("CHECKPOINT")
+    await db.pool.close()
     sync()
     return PipelineResult(
       settings: settings, timeoutPercent: timeoutPercent, loadSeconds: loadSeconds,

@@ -52,22 +52,29 @@ actor ProcessSampler {
   }
 
   /// Waits until the machine has been below `percent` busy for a whole `span`, or `limit`
-  /// has passed; returns the seconds waited. A run that starts while the last one's
-  /// writeback and autovacuum still go on measures them instead.
+  /// has passed; returns the seconds waited beyond the first span. Waiting for the disk
+  /// counts as busy here. A run that starts while the last one's writeback and autovacuum
+  /// still go on measures them instead.
   static func waitForQuietMachine(
     below percent: Double = 15, span: Duration = .seconds(2), limit: Duration = .seconds(60)
   ) async -> Double {
     let started = ContinuousClock.now
     while ContinuousClock.now - started < limit {
-      guard let before = machineJiffies() else { break }
+      guard let before = machineJiffies(countingIOWait: true) else { break }
       try? await Task.sleep(for: span)
-      guard let after = machineJiffies(), after.total > before.total else { break }
+      guard let after = machineJiffies(countingIOWait: true), after.total > before.total else {
+        break
+      }
       if (after.busy - before.busy) / (after.total - before.total) * 100 < percent { break }
     }
-    return (ContinuousClock.now - started).seconds
+    return max(0, (ContinuousClock.now - started - span).seconds)
   }
 
-  private static func machineJiffies() -> (busy: Double, total: Double)? {
+  /// - Parameter countingIOWait: whether time waiting for the disk is busy (it is idle
+  ///   for the CPU figures).
+  private static func machineJiffies(countingIOWait: Bool = false) -> (
+    busy: Double, total: Double
+  )? {
     guard let stat = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
       let line = stat.split(separator: "\n").first
     else { return nil }
@@ -75,7 +82,7 @@ actor ProcessSampler {
     let values = line.split(separator: " ").dropFirst().compactMap { Double($0) }
     guard values.count >= 5 else { return nil }
     let total = values.reduce(0, +)
-    return (total - values[3] - values[4], total)
+    return (total - values[3] - (countingIOWait ? 0 : values[4]), total)
   }
 
   func run(every interval: Duration) async {
