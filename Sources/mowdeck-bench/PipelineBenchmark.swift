@@ -38,7 +38,7 @@ struct PipelineBenchmark {
     // sequentially as they grow.
     try await db.pool.query("VACUUM ANALYZE users, mowers, grants, devices")
     let waited = await ProcessSampler.waitForQuietMachine()
-    if waited > 0 { print(String(format: "waited %.0f s for a quiet machine", waited)) }
+    if waited >= 1 { print(String(format: "waited %.0f s for a quiet machine", waited)) }
     let timeoutPercent = Int((settings.timeouts * 100).rounded())
     let rig = try await PipelineRig(
       db: db, cameraLatency: "\(settings.cameraMs)",
