@@ -38,8 +38,8 @@ struct PhotoBenchmark {
     // The photos waiting for it are bounded by the held-bytes budget (the default), or,
     // with the budget out of the way, by the requests in flight (the default and a quarter).
     let floods: [(name: String, settings: [String: String])] = [
-      ("default budget (8 MiB), 1000 in flight", [:]),
-      ("16 MiB budget, 1000 in flight", ["MOWDECK_PHOTO_MAX_HELD_BYTES": String(16 << 20)]),
+      ("default budget (16 MiB), 1000 in flight", [:]),
+      ("8 MiB budget, 1000 in flight", ["MOWDECK_PHOTO_MAX_HELD_BYTES": String(8 << 20)]),
       ("no budget, 1000 in flight", ["MOWDECK_PHOTO_MAX_HELD_BYTES": String(1 << 40)]),
       (
         "no budget, 250 in flight",

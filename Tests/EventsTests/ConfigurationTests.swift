@@ -32,7 +32,7 @@ import Testing
     #expect(config.pruneIntervalSeconds == 3600)
     #expect(config.logLevel == .info)
     #expect(config.natsSubjectPrefix == "")
-    #expect(config.photoMaxHeldBytes == 8 * 1_048_576)
+    #expect(config.photoMaxHeldBytes == 16 * 1_048_576)
   }
 
   @Test func libpqsPunctuationStaysAndItsQuotedTokensGo() throws {

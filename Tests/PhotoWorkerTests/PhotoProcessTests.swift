@@ -179,7 +179,7 @@ import Testing
   }
 
   @Test func aHundredPhotosInFlightWithTwoSecondLatencyFinishTogether() async throws {
-    // About 24 MB of photos answer in the same instant; with the default 8 MiB held-bytes
+    // About 24 MB of photos answer in the same instant; with the default 16 MiB held-bytes
     // budget some are shed when the store lags (ADR 0019). This test is about requests in
     // flight together, so its budget holds them all.
     let stack = try await Stack(settings: ["MOWDECK_PHOTO_MAX_HELD_BYTES": String(64 << 20)])

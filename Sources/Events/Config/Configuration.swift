@@ -97,7 +97,7 @@ public struct Configuration: Sendable {
       fanoutAckWaitSeconds: try reader.positive("MOWDECK_FANOUT_ACK_WAIT_SECONDS", 10),
       photoMaxInFlight: try reader.positive("MOWDECK_PHOTO_MAX_IN_FLIGHT", 1000),
       photoMaxHeldBytes: try reader.atLeast(
-        "MOWDECK_PHOTO_MAX_HELD_BYTES", 8 * 1_048_576, minimum: ImageLimits.largestPhotoBytes,
+        "MOWDECK_PHOTO_MAX_HELD_BYTES", 16 * 1_048_576, minimum: ImageLimits.largestPhotoBytes,
         because: "one photo of the largest size must fit"),
       eventsRetentionDays: try reader.positive("MOWDECK_EVENTS_RETENTION_DAYS", 30),
       pruneBatchSize: try reader.positive("MOWDECK_PRUNE_BATCH_SIZE", 5000),
