@@ -105,13 +105,6 @@ for port in "${ports[@]}"; do
 done
 echo "check-image: every worker healthy" >&2
 
-id=$(cat /proc/sys/kernel/random/uuid)
-once "$tag" mowdeck publish --mower m-7-0003 --kind mower_lifted --event-id "$id" --name Robbie
-url=$(first_image_url "$name-sandbox")
-[ -n "$url" ] || { echo "check-image: no push with an image URL reached the sandbox" >&2; exit 1; }
-echo "check-image: pushed, image URL $url" >&2
 # The phone's extension waits for the photo; so does this, for a few seconds.
-answer=$(photo_answer "$url" 20)
-once "$tag" mowdeck trace "$id" --summary || true
-[ "$answer" = "200 image/jpeg" ] || { echo "check-image: the photo URL answered $answer" >&2; exit 1; }
+check_one_alarm check-image "$name-sandbox" 20 once "$tag"
 echo "check-image: ok (the photo served as image/jpeg from the image's ImageServeWorker)"

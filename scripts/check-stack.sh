@@ -114,16 +114,8 @@ image=$(docker inspect -f '{{.Config.Image}}' \
     --filter label=com.docker.compose.service=fanout | head -n 1)")
 mowdeck -v "$PWD/Tests/Fixtures:/fixtures:ro" "$image" mowdeck fleet import \
   /fixtures/fleet40.fleet.json
-id=$(cat /proc/sys/kernel/random/uuid)
-mowdeck "$image" mowdeck publish --mower m-7-0003 --kind mower_lifted --event-id "$id" \
-  --name Robbie
 sandbox=$(docker ps -q --filter "label=com.docker.compose.project=$project" \
   --filter label=com.docker.compose.service=apns-sandbox)
-url=$(first_image_url "$sandbox")
-[ -n "$url" ] || { echo "check-stack: no push with an image URL reached the sandbox" >&2; exit 1; }
-echo "check-stack: pushed, image URL $url" >&2
 # The camera simulator answers in 0.5-3 s; the phone's extension would wait as long.
-answer=$(photo_answer "$url" 30)
-mowdeck "$image" mowdeck trace "$id" --summary || true
-[ "$answer" = "200 image/jpeg" ] || { echo "check-stack: the photo URL answered $answer" >&2; exit 1; }
+check_one_alarm check-stack "$sandbox" 30 mowdeck "$image"
 echo "check-stack: ok (the compose stack pushed the alarm and served its photo)"

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
-# Sourced by scripts/check-image.sh and scripts/check-stack.sh: the two waits that judge
-# one alarm run through containers.
+# Sourced by scripts/check-image.sh and scripts/check-stack.sh: one alarm run through
+# containers, and the two waits that judge it.
 
 # Prints the image URL of the first push recorded by the APNs sandbox in container $1
 # (its --record /tmp/pushes.jsonl), waiting up to 30 s; prints nothing if none came.
@@ -28,4 +28,20 @@ photo_answer() {
     sleep 0.5
   done
   echo "$answer"
+}
+
+# Publishes one theft alarm by running `"$4"... mowdeck publish`, then requires a push with
+# an image URL at the sandbox in container $2 and the photo served within $3 tries (half a
+# second apart), and prints the alarm's trace; exits with a message naming $1 otherwise.
+check_one_alarm() {
+  local who=$1 sandbox=$2 tries=$3 id url answer
+  shift 3
+  id=$(cat /proc/sys/kernel/random/uuid)
+  "$@" mowdeck publish --mower m-7-0003 --kind mower_lifted --event-id "$id" --name Robbie
+  url=$(first_image_url "$sandbox")
+  [ -n "$url" ] || { echo "$who: no push with an image URL reached the sandbox" >&2; exit 1; }
+  echo "$who: pushed, image URL $url" >&2
+  answer=$(photo_answer "$url" "$tries")
+  "$@" mowdeck trace "$id" --summary || true
+  [ "$answer" = "200 image/jpeg" ] || { echo "$who: the photo URL answered $answer" >&2; exit 1; }
 }
