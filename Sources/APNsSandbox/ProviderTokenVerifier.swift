@@ -87,13 +87,9 @@ final class ProviderTokenVerifier {
     return Outcome(reason: nil, claims: claims)
   }
 
-  /// A JSON integer; not a fraction, a string or a boolean.
+  /// A JSON integer; not a fraction, a string or a boolean (`JSON.value` reads those as
+  /// `Double`, `String` and `Bool`).
   private static func integer(_ value: Any?) -> Int64? {
-    // JSONSerialization gives every number as NSNumber; booleans are a subclass of it.
-    guard let number = value as? NSNumber,
-      !String(describing: type(of: number)).contains("Boolean"),
-      let exact = Int64(exactly: number.doubleValue)
-    else { return nil }
-    return exact
+    JSON.integer(value).map(Int64.init)
   }
 }

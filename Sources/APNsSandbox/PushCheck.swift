@@ -25,7 +25,7 @@ final class PushCheck {
   func check(_ request: PushRequest, now: Date) -> CheckedPush {
     var result = CheckedPush(token: request.pathToken)
     if request.bodyLength > 0, request.bodyLength <= PushRequest.payloadLimit {
-      result.payload = try? JSONSerialization.jsonObject(with: Data(request.body), options: [])
+      result.payload = JSON.value(from: request.body)
     }
     let token = verifier.check(authorization: request.headers["authorization"], now: now)
     result.claims = token.claims

@@ -43,7 +43,7 @@ final class Recorder {
       if let value = request.headers[name] { headers[name] = value }
     }
     // Every key on every line, null when it does not apply, so readers need no guesswork.
-    func orNull(_ value: Any?) -> Any { value ?? NSNull() }
+    func orNull(_ value: Any?) -> Any { value ?? JSON.null }
     // Status and reason only for what the client was actually told.
     let told = outcome == .answered
     let jwt = exchange.checked.claims.map { claims -> Any in

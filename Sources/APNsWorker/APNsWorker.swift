@@ -1,5 +1,5 @@
 import Events
-import Foundation
+import FoundationEssentials
 
 /// The wiring of the APNs worker, out of `main.swift` so tests can build their own.
 enum APNsWorker {

@@ -1,5 +1,5 @@
 import Events
-import Foundation
+import FoundationEssentials
 
 /// A delivery this worker holds, with everything its push needs.
 struct ClaimedDelivery: Sendable {

@@ -1,4 +1,6 @@
-import Foundation
+import Events
+import FoundationEssentials
+import Glibc
 
 /// What to do after one attempt (ADR 0009): the response matrix of issue 4 as a pure
 /// function, tested at every row.
@@ -33,7 +35,7 @@ enum DeliveryPolicy {
     case .failure(let message):
       return .retry(status: nil, reason: "network: \(message)")
     case .response(let status, let headers, let body):
-      let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
+      let object = JSON.object(from: body)
       let reason = object?["reason"] as? String ?? "status \(status)"
       switch status {
       case 200:
@@ -45,7 +47,7 @@ enum DeliveryPolicy {
       case 410 where reason == "Unregistered":
         // APNs's timestamp says when the token stopped being valid; a token registered
         // after that (the app reinstalled) is still good.
-        let timestamp = (object?["timestamp"] as? NSNumber)?.int64Value
+        let timestamp = JSON.integer(object?["timestamp"]).map(Int64.init)
         let registered = Int64(deviceRegisteredAt.timeIntervalSince1970 * 1000)
         return .failed(
           status: status, reason: reason,

@@ -1,5 +1,5 @@
 import Events
-import Foundation
+import FoundationEssentials
 
 /// The APNs stage's reads and writes: claiming due deliveries with a lease, and ending
 /// attempts, each fenced by its lease token, several to a transaction (ADR 0009, 0014).

@@ -1,6 +1,7 @@
 import CCurl
 import CCurlShim
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Synchronization
 
 /// One request to APNs.
@@ -38,9 +39,8 @@ final class HTTP2Client: @unchecked Sendable {
     _ = mowdeck_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
     _ = mowdeck_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, 1)
     _ = mowdeck_curl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, 1000)
-    let thread = Thread { [unowned self] in self.loop() }
-    thread.name = "apns-http2"
-    thread.start()
+    // The loop owns its queue's thread for the client's lifetime, as a pull consumer does.
+    DispatchQueue(label: "apns-http2").async { [unowned self] in self.loop() }
   }
 
   /// Stops the loop; transfers still running fail.
@@ -153,7 +153,7 @@ private final class Transfer: @unchecked Sendable {
   func append(headerLine line: String) {
     guard let colon = line.firstIndex(of: ":") else { return }
     let name = line[..<colon].lowercased()
-    let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+    let value = line[line.index(after: colon)...].trimmingWhitespace()
     responseHeaders[name] = value
   }
 

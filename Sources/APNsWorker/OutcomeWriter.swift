@@ -1,5 +1,5 @@
 import Events
-import Foundation
+import FoundationEssentials
 
 /// Writes push outcomes in groups (group commit): an outcome that arrives while no group
 /// is being written goes at once, alone; outcomes that arrive while one is being written

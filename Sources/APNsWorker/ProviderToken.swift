@@ -1,6 +1,6 @@
 import COpenSSL
 import Events
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// The APNs provider token: an ES256 JWT from the team's .p8 key with `kid` in the header

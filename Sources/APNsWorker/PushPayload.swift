@@ -1,5 +1,5 @@
 import Events
-import Foundation
+import FoundationEssentials
 
 /// The APNs payload and headers of one delivery attempt (CONTRACT.md section 7).
 struct PushPayload: Sendable {

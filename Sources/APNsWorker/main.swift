@@ -1,5 +1,5 @@
 import Events
-import Foundation
+import Glibc
 
 let configuration = Configuration.loadOrExit(component: "APNsWorker")
 let logger = Logger(component: "APNsWorker", minimumLevel: configuration.logLevel)
@@ -9,13 +9,13 @@ do {
   exit(await ServiceRunner.run(service, logger: logger))
 } catch let error as ConfigurationError {
   // One clear line, as for every bad setting; deliveries stay queued until a worker runs.
-  FileHandle.standardError.write(Data("APNsWorker: \(error)\n".utf8))
+  StandardError.write("APNsWorker: \(error)\n")
   exit(2)
 } catch let error as ProviderToken.Failure {
-  FileHandle.standardError.write(Data("APNsWorker: \(error)\n".utf8))
+  StandardError.write("APNsWorker: \(error)\n")
   exit(2)
 } catch let error as SigningKeys.Failure {
-  FileHandle.standardError.write(Data("APNsWorker: \(error)\n".utf8))
+  StandardError.write("APNsWorker: \(error)\n")
   exit(2)
 } catch {
   logger.error("cannot start", ["error": error])

@@ -1,5 +1,5 @@
 import Events
-import Foundation
+import FoundationEssentials
 
 /// What the fan-out knows about a mower when it decides: read under the mower's row lock.
 struct MowerState: Sendable, Equatable {

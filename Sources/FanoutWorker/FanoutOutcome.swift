@@ -1,5 +1,5 @@
 import Events
-import Foundation
+import FoundationEssentials
 
 /// What handling one ingress message came to, for the ack, the wake-ups and the metrics.
 struct FanoutOutcome: Sendable, Equatable {

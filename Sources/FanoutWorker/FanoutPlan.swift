@@ -1,5 +1,5 @@
 import Events
-import Foundation
+import FoundationEssentials
 
 /// Everything one decision writes, worked out before the write: ids, rows and events.
 struct FanoutPlan: Sendable {

@@ -1,5 +1,5 @@
 import Events
-import Foundation
+import FoundationEssentials
 
 /// The fan-out stage: pulls alarms from the shared durable JetStream consumer, decides each
 /// in one transaction, acknowledges only after the commit, then offers the deliveries to
@@ -126,7 +126,7 @@ struct FanoutService: Service {
     let decided: [String: Any] = [
       "stream_seq": Int(message.streamSequence),
       "event_id": outcome.correlationID.uuidString.lowercased(),
-      "outcome": outcome.kind.rawValue, "mower_id": outcome.mowerID ?? NSNull(),
+      "outcome": outcome.kind.rawValue, "mower_id": outcome.mowerID ?? JSON.null,
     ]
     try? nats.publish(subjects.alarmDecided, Array(JSON.encode(decided).utf8))
     if outcome.kind == .rejected {

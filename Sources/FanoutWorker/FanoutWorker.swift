@@ -1,5 +1,5 @@
 import Events
-import Foundation
+import FoundationEssentials
 
 /// The wiring of the fan-out worker, kept out of `main.swift` so tests can build one with
 /// their own configuration.

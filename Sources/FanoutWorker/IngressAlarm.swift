@@ -1,5 +1,5 @@
 import Events
-import Foundation
+import FoundationEssentials
 
 /// An alarm as published on `notifications.alarms.<mower_id>` (CONTRACT.md section 3),
 /// checked field by field.
@@ -59,11 +59,11 @@ struct IngressAlarm: Sendable, Equatable {
       return .failure(.invalidOccurredAt)
     }
     let mowerName = object["mower_name"]
-    if let mowerName, !(mowerName is String || mowerName is NSNull) {
+    if let mowerName, !(mowerName is String || mowerName is JSON.Null) {
       return .failure(.invalidMowerName)
     }
     let reason = object["reason"]
-    if let reason, !(reason is String || reason is NSNull) { return .failure(.invalidReason) }
+    if let reason, !(reason is String || reason is JSON.Null) { return .failure(.invalidReason) }
     return .success(
       IngressAlarm(
         eventID: eventID, mowerID: mowerID, kind: kind, alarmClass: alarmClass,

@@ -1,5 +1,5 @@
 import Events
-import Foundation
+import FoundationEssentials
 
 /// A user who may see the mower, with the active devices the push goes to.
 struct Recipient: Sendable, Equatable {
@@ -17,16 +17,14 @@ struct Recipient: Sendable, Equatable {
 
   /// Decodes the `recipients` JSON aggregate of `FanoutStore`'s read.
   static func decode(_ json: String) -> [Recipient] {
-    guard let data = json.data(using: .utf8),
-      let array = (try? JSONSerialization.jsonObject(with: data)) as? [[String: Any]]
-    else { return [] }
+    guard let array = JSON.value(from: json.utf8) as? [[String: Any]] else { return [] }
     return array.compactMap { item in
       guard let userID = item["user_id"] as? String else { return nil }
       let devices = (item["devices"] as? [[String: Any]] ?? []).compactMap { device -> Device? in
         guard let id = (device["device_id"] as? String).flatMap(UUID.init(uuidString:)),
           let environment = device["environment"] as? String,
           let token = device["token"] as? String,
-          let registered = (device["registered_at"] as? NSNumber)?.doubleValue
+          let registered = JSON.number(device["registered_at"])
         else { return nil }
         return Device(
           deviceID: id, environment: environment, token: token,

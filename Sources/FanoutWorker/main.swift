@@ -1,5 +1,5 @@
 import Events
-import Foundation
+import Glibc
 
 let configuration = Configuration.loadOrExit(component: "FanoutWorker")
 let logger = Logger(component: "FanoutWorker", minimumLevel: configuration.logLevel)

@@ -1,5 +1,5 @@
 import Events
-import Foundation
+import FoundationEssentials
 
 /// `POST` and `DELETE /api/v1/notifications/apns-devices` with a JSON body
 /// `{"token": "<64 hex>", "environment": "sandbox" | "production"}`: the signed-in user

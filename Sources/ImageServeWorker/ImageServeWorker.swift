@@ -1,5 +1,5 @@
 import Events
-import Foundation
+import FoundationEssentials
 
 /// The wiring of the image server, out of `main.swift` so tests build their own, with
 /// port 0 and a clock they control.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The query of `GET /api/v1/notifications/inbox`: `limit` (1 to 100, default 50) and
 /// `before` (the `item_id` of the last item of the previous page), each at most once,

@@ -1,5 +1,5 @@
 import Events
-import Foundation
+import FoundationEssentials
 
 /// The web inbox API for a signed-in user (CONTRACT.md section 8): the list of their items
 /// and the photo of one of their own items. Another user's item answers 404, exactly as one
@@ -23,7 +23,7 @@ struct InboxRoutes: Sendable {
       guard let user = try await auth.user(of: request) else { return SessionAuth.unauthorized }
       guard let query = InboxQuery(request.query) else { return .plain(400) }
       let page = try await inbox.page(userID: user, query: query)
-      let next: Any = page.more ? page.items.last?.itemID as Any : NSNull()
+      let next: Any = page.more ? page.items.last?.itemID as Any : JSON.null
       return .json(200, ["items": page.items.map(\.json), "next_before": next])
         .adding("Cache-Control", "private, no-store")
     }

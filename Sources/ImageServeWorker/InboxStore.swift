@@ -1,5 +1,5 @@
 import Events
-import Foundation
+import FoundationEssentials
 
 /// One item of a user's inbox, as the API lists it.
 struct InboxItem: Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Recently served JPEGs by image id, up to `maxBytes`, least recently used out first.

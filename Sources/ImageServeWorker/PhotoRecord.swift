@@ -1,5 +1,5 @@
 import Events
-import Foundation
+import FoundationEssentials
 
 /// What a photo fetch needs to know about one notification, read in one statement
 /// (without the bytes, which only a cache miss reads).

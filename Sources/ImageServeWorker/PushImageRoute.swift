@@ -1,5 +1,5 @@
 import Events
-import Foundation
+import FoundationEssentials
 
 /// `GET /api/v1/notifications/push-images/<notification_id>?e=&s=` (CONTRACT.md section 8).
 /// The URL is the credential: its shape and signature are checked on libmicrohttpd's

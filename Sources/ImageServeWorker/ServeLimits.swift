@@ -1,5 +1,5 @@
 import Events
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// The rate limits of one serving process (ADR 0008). Requests with a genuine, unexpired

@@ -1,5 +1,5 @@
 import Events
-import Foundation
+import FoundationEssentials
 
 /// Writes `image.served` for the first successful fetch of each notification, exactly once
 /// however many fetches race: under a transaction-scoped advisory lock keyed by the

@@ -1,5 +1,5 @@
 import Events
-import Foundation
+import Glibc
 
 let configuration = Configuration.loadOrExit(component: "ImageServeWorker")
 let logger = Logger(component: "ImageServeWorker", minimumLevel: configuration.logLevel)
@@ -8,7 +8,7 @@ do {
   exit(await ServiceRunner.run(service, logger: logger))
 } catch let failure as SigningKeys.Failure {
   // A setting that cannot be used: one line naming it, as for any configuration error.
-  FileHandle.standardError.write(Data("ImageServeWorker: \(failure.description)\n".utf8))
+  StandardError.write("ImageServeWorker: \(failure.description)\n")
   exit(2)
 } catch {
   logger.error("cannot start", ["error": String(describing: error)])

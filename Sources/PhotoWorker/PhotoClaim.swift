@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A reservation this worker holds: its lease token fences it against a worker that lost
 /// the lease, and `remainingSeconds` is how long a photo can still be useful.

@@ -1,5 +1,5 @@
 import Events
-import Foundation
+import Glibc
 
 let configuration = Configuration.loadOrExit(component: "PhotoWorker")
 let logger = Logger(component: "PhotoWorker", minimumLevel: configuration.logLevel)

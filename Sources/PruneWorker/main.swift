@@ -1,5 +1,5 @@
 import Events
-import Foundation
+import Glibc
 
 let configuration = Configuration.loadOrExit(component: "PruneWorker")
 let logger = Logger(component: "PruneWorker", minimumLevel: configuration.logLevel)

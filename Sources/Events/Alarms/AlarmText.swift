@@ -33,7 +33,7 @@ public struct AlarmText: Sendable, Equatable {
       body = "Mowing resumes when the grass is dry."
     default:
       title = name
-      body = kind.replacingOccurrences(of: "_", with: " ")
+      body = kind.replacing("_", with: " ")
     }
   }
 
@@ -45,7 +45,7 @@ public struct AlarmText: Sendable, Equatable {
     case "wheel_slip": return "The mower's wheels are slipping."
     case "stuck", nil: return "The mower is stuck."
     case let other?:
-      return "The mower is stuck (\(other.replacingOccurrences(of: "_", with: " ")))."
+      return "The mower is stuck (\(other.replacing("_", with: " ")))."
     }
   }
 }

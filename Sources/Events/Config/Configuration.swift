@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Every setting of CONTRACT.md section 10, read once at start from the environment.
 /// Workers receive this value; nothing reads the environment later.
@@ -111,7 +112,7 @@ public struct Configuration: Sendable {
     do {
       return try load(from: ProcessInfo.processInfo.environment)
     } catch {
-      FileHandle.standardError.write(Data("\(component): \(error.description)\n".utf8))
+      StandardError.write("\(component): \(error.description)\n")
       exit(2)
     }
   }

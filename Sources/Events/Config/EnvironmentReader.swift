@@ -1,5 +1,5 @@
 import CLibPQ
-import Foundation
+import FoundationEssentials
 
 /// Reads and checks single environment variables; each failure names its variable.
 struct EnvironmentReader {
@@ -10,7 +10,7 @@ struct EnvironmentReader {
   /// The trimmed value, or nil when unset or empty.
   func string(_ name: String) throws(ConfigurationError) -> String? {
     guard let raw = environment[name] else { return nil }
-    let value = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+    let value = raw.trimmingWhitespace()
     return value.isEmpty ? nil : value
   }
 
@@ -93,7 +93,7 @@ struct EnvironmentReader {
 
   func natsURL(_ name: String) throws(ConfigurationError) -> String? {
     guard let text = try string(name) else { return nil }
-    let servers = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+    let servers = text.split(separator: ",").map { $0.trimmingWhitespace() }
     for server in servers {
       guard let components = URLComponents(string: server),
         let scheme = components.scheme, ["nats", "tls"].contains(scheme.lowercased()),
@@ -109,7 +109,7 @@ struct EnvironmentReader {
 
   func list(_ name: String) throws(ConfigurationError) -> [String] {
     guard let text = try string(name) else { return [] }
-    return text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+    return text.split(separator: ",").map { $0.trimmingWhitespace() }
       .filter { !$0.isEmpty }
   }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One bound parameter as libpq receives it: text, raw bytes (for `bytea`) or NULL.
 public enum PostgresBind: Sendable, Equatable {

@@ -1,6 +1,7 @@
 import CLibPQ
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// One libpq connection. libpq blocks, so every call runs on this connection's own serial
@@ -59,7 +60,7 @@ public final class PostgresConnection: @unchecked Sendable {
     guard let handle else { return .failure(.connectionFailed("out of memory")) }
     guard PQstatus(handle) == CONNECTION_OK else {
       let message = String(cString: PQerrorMessage(handle))
-        .trimmingCharacters(in: .whitespacesAndNewlines)
+        .trimmingWhitespace()
       PQfinish(handle)
       return .failure(.connectionFailed(message))
     }
@@ -235,7 +236,7 @@ public final class PostgresConnection: @unchecked Sendable {
     guard let handle, PQstatus(handle) == CONNECTION_OK else {
       broken.withLock { $0 = true }
       let message = handle.map { String(cString: PQerrorMessage($0)) } ?? "connection closed"
-      return .failure(.connectionFailed(message.trimmingCharacters(in: .whitespacesAndNewlines)))
+      return .failure(.connectionFailed(message.trimmingWhitespace()))
     }
     let state =
       result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }
@@ -253,7 +254,9 @@ public final class PostgresConnection: @unchecked Sendable {
   /// Data errors (class 22) quote the offending input, which may be a bound value: keep
   /// the server's words, drop the quote.
   static func withoutValues(_ message: String, sqlState: String) -> String {
-    guard sqlState.hasPrefix("22"), let quote = message.range(of: ": \"") else { return message }
+    guard sqlState.hasPrefix("22"), let quote = message.firstRange(of: ": \"") else {
+      return message
+    }
     return String(message[..<quote.lowerBound]) + ": (value withheld)"
   }
 

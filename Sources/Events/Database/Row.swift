@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One result row, copied out of libpq's result so it outlives it. Values are in text
 /// format; the accessors below parse them and name the column when they cannot.
@@ -103,7 +103,7 @@ public struct Row: Sendable {
     guard !body.isEmpty else { return [] }
     var dates: [Date] = []
     for element in body.split(separator: ",") {
-      let trimmed = element.trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+      let trimmed = element.trimming { $0 == "\"" }
       guard let date = Timestamp.parse(trimmed) else {
         throw .decodingFailed(column: column, expected: "timestamptz[]")
       }

@@ -70,7 +70,7 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
 
     /// A quoted identifier (schema, table), for the few places a parameter cannot go.
     public mutating func appendInterpolation(identifier: String) {
-      text += "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+      text += "\"" + identifier.replacing("\"", with: "\"\"") + "\""
     }
   }
 }

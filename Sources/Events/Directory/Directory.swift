@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Users, mowers, grants, devices and web sessions (CONTRACT.md section 4): the one place
 /// that writes them, used by the admin command line and the HTTP API alike.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The fleet description of `fleet40.fleet.json`: users, mowers, grants and devices.
 public struct FleetFile: Sendable, Decodable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The one way to append to and read from the `events` table.
 public struct EventLog: Sendable {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The address a request came from, as 16 bytes (IPv4 as an IPv4-mapped IPv6 address):
 /// a cheap, hashable key for per-client limits.

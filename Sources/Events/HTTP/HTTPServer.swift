@@ -1,6 +1,6 @@
 import CMicroHTTPD
 import CMicroHTTPDShim
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// An HTTP/1.1 server on libmicrohttpd: a pool of threads, each with its own epoll loop,

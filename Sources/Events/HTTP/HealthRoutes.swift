@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension HTTPRouter {
   /// `GET /healthz` (200 when PostgreSQL answers and NATS is connected, else 503, with a

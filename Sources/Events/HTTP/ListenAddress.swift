@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A `host:port` setting (`0.0.0.0:8080`, `[::1]:0`, `localhost:8080`) resolved to the
 /// socket address libmicrohttpd binds.

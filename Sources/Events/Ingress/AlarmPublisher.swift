@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The fan-out's word that one ingress message is committed (`Subjects.alarmDecided`).
 public struct DecidedAlarm: Sendable {

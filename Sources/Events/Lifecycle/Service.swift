@@ -1,5 +1,6 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A long-running part of a process, in the shape of swift-service-lifecycle: `run` returns
 /// when the work is done or the task is cancelled.

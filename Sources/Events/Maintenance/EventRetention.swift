@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Removes old events in bounded batches: each batch is its own short transaction, so the
 /// writers never wait long on it, and nothing at or after the oldest saved reader cursor,

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Removes the pipeline's bookkeeping of old alarms in bounded batches, as `EventRetention`
 /// does for the events (ADR 0018): each alarm row goes with its inbox items

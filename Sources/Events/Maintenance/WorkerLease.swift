@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A named lease in PostgreSQL: whoever holds it does installation-wide work (one prune at
 /// a time, however many replicas run). It expires unless renewed, so a killed holder only

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One decision's deliveries, committed by the fan-out already leased, offered to one APNs
 /// worker by NATS request/reply so the push leaves without a claim round trip (ADR 0016).
@@ -135,10 +135,8 @@ public struct DeliveryHandoff: Sendable, Equatable {
     }
 
     func number(_ name: String) throws(Unreadable) -> Int {
-      guard let value = (object[name] as? NSNumber)?.int64Value else {
-        throw Unreadable(field: name)
-      }
-      return Int(value)
+      guard let value = JSON.integer(object[name]) else { throw Unreadable(field: name) }
+      return value
     }
 
     func uuid(_ name: String) throws(Unreadable) -> UUID {

@@ -1,6 +1,7 @@
 import CNats
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// JetStream streams and durable pull consumers. Every JetStream API call blocks in nats.c,
 /// so each runs on the client's blocking queue.

@@ -1,6 +1,6 @@
 import CNats
 import Dispatch
-import Foundation
+import FoundationEssentials
 
 /// The one NATS connection of a process. nats.c's connection is thread-safe; it reconnects
 /// for ever in the background and buffers publishes while disconnected, and the first

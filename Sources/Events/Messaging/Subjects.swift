@@ -37,6 +37,6 @@ public struct Subjects: Sendable {
 
   private func sanitized(_ text: String) -> String {
     String(text.uppercased().map { $0.isLetter || $0.isNumber ? $0 : "_" })
-      .trimmingCharacters(in: ["_"])
+      .trimming { $0 == "_" }
   }
 }

@@ -104,9 +104,8 @@ public final class Metrics: Sendable {
         if let extra { pairs.append(extra) }
         guard !pairs.isEmpty else { return "" }
         let body = pairs.map { key, value in
-          let escaped = value.replacingOccurrences(of: "\\", with: "\\\\")
-            .replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(
-              of: "\n", with: "\\n")
+          let escaped = value.replacing("\\", with: "\\\\")
+            .replacing("\"", with: "\\\"").replacing("\n", with: "\\n")
           return "\(key)=\"\(escaped)\""
         }
         return "{" + body.joined(separator: ",") + "}"

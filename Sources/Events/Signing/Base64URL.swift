@@ -1,11 +1,11 @@
-import Foundation
+import FoundationEssentials
 
 /// base64url without padding (RFC 4648 section 5), as in signed URLs and JWTs.
 public enum Base64URL {
   public static func encode(_ bytes: some Collection<UInt8>) -> String {
     Data(bytes).base64EncodedString()
-      .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-      .replacingOccurrences(of: "=", with: "")
+      .replacing("+", with: "-").replacing("/", with: "_")
+      .replacing("=", with: "")
   }
 
   /// Nil for anything that is not canonical unpadded base64url. Byte-level, because every

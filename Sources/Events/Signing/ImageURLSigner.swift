@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Signs and verifies push-image URLs (CONTRACT.md section 7, ADR 0008):
 /// `<origin>/api/v1/notifications/push-images/<notification_id>?e=<expiry>&s=<signature>`,

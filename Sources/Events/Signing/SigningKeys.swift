@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Where the image-URL key comes from (CONTRACT.md section 10): the configured secret, or
 /// one derived from the team's APNs key with HKDF-SHA256, so a deployment with an APNs key

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// The one clock. Every component takes it as a parameter, so tests fix time instead of

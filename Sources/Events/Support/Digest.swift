@@ -1,5 +1,5 @@
 import COpenSSL
-import Foundation
+import FoundationEssentials
 
 /// SHA-256 through OpenSSL: payload fingerprints in events, session token hashes, and
 /// name-based UUIDs.

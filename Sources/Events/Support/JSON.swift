@@ -1,8 +1,14 @@
-import Foundation
+import FoundationEssentials
 
 /// One way to turn event data and log fields into JSON text: sorted keys, so that the
 /// same fact always reads the same, and values reduced to what JSON can hold.
 public enum JSON {
+  /// JSON's `null`, as the parser returns it and as a value to encode.
+  public static let null = Null()
+
+  /// The type of `JSON.null` (Foundation's `NSNull` is not available to the workers).
+  public struct Null: Sendable, Hashable {}
+
   ///
   /// Hand-written rather than `JSONSerialization` because every event and log line goes
   /// through it, and Foundation's writer (bridging, dynamic casts) was a third of the
@@ -22,12 +28,11 @@ public enum JSON {
   }
 
   private static func write(_ value: Any?, to out: inout String) {
-    guard let value, !(value is NSNull) else {
+    guard let value, !(value is Null) else {
       out += "null"
       return
     }
-    // The dynamic type decides, before any cast: `as? Bool` would also accept a bridged
-    // NSNumber 1 (and try bridging every Int on the way), which is both wrong and slow.
+    // The dynamic type decides, before any cast: cheaper than a chain of `as?` casts.
     switch ObjectIdentifier(type(of: value)) {
     case ObjectIdentifier(String.self): writeString(value as! String, to: &out)
     case ObjectIdentifier(Bool.self): out += (value as! Bool) ? "true" : "false"
@@ -47,15 +52,6 @@ public enum JSON {
     switch value {
     case let string as String:
       writeString(string, to: &out)
-    case let number as NSNumber:
-      // Numbers parsed by JSONSerialization (re-encoding a stored event).
-      if String(describing: type(of: number)).contains("Boolean") {
-        out += number.boolValue ? "true" : "false"
-      } else if ["d", "f"].contains(String(cString: number.objCType)) {
-        writeDouble(number.doubleValue, to: &out)
-      } else {
-        out += String(number.int64Value)
-      }
     case let dictionary as [String: Any]:
       out += "{"
       for (index, key) in dictionary.keys.sorted().enumerated() {
@@ -112,6 +108,28 @@ public enum JSON {
 
   /// Parses a JSON object; nil when the text is not one.
   public static func object(from bytes: some Collection<UInt8>) -> [String: Any]? {
-    (try? JSONSerialization.jsonObject(with: Data(bytes), options: [])) as? [String: Any]
+    value(from: bytes) as? [String: Any]
+  }
+
+  /// Parses any JSON value (see `JSONParser` for the Swift types); nil when the text is
+  /// not exactly one.
+  public static func value(from bytes: some Collection<UInt8>) -> Any? {
+    if let parsed = bytes.withContiguousStorageIfAvailable({ JSONParser.parse($0) }) {
+      return parsed
+    }
+    return Array(bytes).withUnsafeBufferPointer { JSONParser.parse($0) }
+  }
+
+  /// A parsed number as an integer: an `Int`, or a `Double` without a fraction that fits.
+  public static func integer(_ value: Any?) -> Int? {
+    if let integer = value as? Int { return integer }
+    guard let double = value as? Double else { return nil }
+    return Int(exactly: double)
+  }
+
+  /// A parsed number as a `Double`, whether it was written with a fraction or not.
+  public static func number(_ value: Any?) -> Double? {
+    if let integer = value as? Int { return Double(integer) }
+    return value as? Double
   }
 }

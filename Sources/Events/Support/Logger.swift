@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// JSON-lines logs on standard error: one object a line with time, level, component and
 /// message, plus fields. Operators grep or `jq` them; nothing secret is ever passed in.
@@ -54,6 +54,6 @@ public struct Logger: Sendable {
     for (key, value) in fields { object[key] = value }
     var line = JSON.encode(object)
     line.append("\n")
-    FileHandle.standardError.write(Data(line.utf8))
+    StandardError.write(line)
   }
 }

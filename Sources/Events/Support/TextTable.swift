@@ -14,8 +14,10 @@ public struct TextTable: Sendable {
       ([columns[index]] + rows.map { index < $0.count ? $0[index] : "" }).map(\.count).max() ?? 0
     }
     func line(_ cells: [String]) -> String {
-      cells.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
-        .joined(separator: "  ")
+      cells.enumerated().map { index, cell in
+        cell + String(repeating: " ", count: max(0, widths[index] - cell.count))
+      }
+      .joined(separator: "  ")
     }
     let rule = widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")
     return ([line(columns), rule] + rows.map(line)).joined(separator: "\n")

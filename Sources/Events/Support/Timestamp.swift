@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// RFC 3339 timestamps, both as alarms carry them (`2026-11-29T10:15:00Z`) and as PostgreSQL
 /// prints `timestamptz` in UTC (`2026-11-29 10:15:00.123456+00`). Hand-written because it runs

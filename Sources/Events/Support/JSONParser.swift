@@ -1,0 +1,192 @@
+/// Reads JSON text (RFC 8259) into the values `JSON.encode` writes: `String`, `Bool`, `Int`
+/// (an integer literal that fits), `Double` (any other number), `[Any]`, `[String: Any]`
+/// and `JSON.null`.
+///
+/// Why hand-written: the workers import FoundationEssentials, not Foundation (ADR 0021),
+/// and `JSONSerialization` lives in Foundation. `JSONDecoder` needs a type known in
+/// advance, while events, alarms and the APNs answers are read field by field.
+/// `JSONParserTests` holds it to `JSONSerialization`'s verdicts and values.
+struct JSONParser: ~Copyable {
+  /// Deeper nesting than this is refused rather than risking the stack on hostile input.
+  static let maximumDepth = 256
+
+  private let bytes: UnsafeBufferPointer<UInt8>
+  private var index = 0
+
+  private init(bytes: UnsafeBufferPointer<UInt8>) {
+    self.bytes = bytes
+  }
+
+  /// The value the whole text holds; nil when it is not exactly one JSON value.
+  static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Any? {
+    var parser = JSONParser(bytes: bytes)
+    guard let value = parser.value(depth: 0) else { return nil }
+    parser.skipWhitespace()
+    return parser.index == bytes.count ? value : nil
+  }
+
+  private mutating func value(depth: Int) -> Any? {
+    skipWhitespace()
+    guard index < bytes.count, depth < Self.maximumDepth else { return nil }
+    switch bytes[index] {
+    case UInt8(ascii: "{"): return object(depth: depth)
+    case UInt8(ascii: "["): return array(depth: depth)
+    case UInt8(ascii: "\""): return string()
+    case UInt8(ascii: "t"): return literal("true", true)
+    case UInt8(ascii: "f"): return literal("false", false)
+    case UInt8(ascii: "n"): return literal("null", JSON.null)
+    default: return number()
+    }
+  }
+
+  private mutating func object(depth: Int) -> [String: Any]? {
+    index += 1
+    var object: [String: Any] = [:]
+    skipWhitespace()
+    if consume(UInt8(ascii: "}")) { return object }
+    repeat {
+      skipWhitespace()
+      guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let key = string() else {
+        return nil
+      }
+      skipWhitespace()
+      guard consume(UInt8(ascii: ":")), let member = value(depth: depth + 1) else { return nil }
+      object[key] = member
+      skipWhitespace()
+    } while consume(UInt8(ascii: ","))
+    return consume(UInt8(ascii: "}")) ? object : nil
+  }
+
+  private mutating func array(depth: Int) -> [Any]? {
+    index += 1
+    var array: [Any] = []
+    skipWhitespace()
+    if consume(UInt8(ascii: "]")) { return array }
+    repeat {
+      guard let element = value(depth: depth + 1) else { return nil }
+      array.append(element)
+      skipWhitespace()
+    } while consume(UInt8(ascii: ","))
+    return consume(UInt8(ascii: "]")) ? array : nil
+  }
+
+  private mutating func string() -> String? {
+    index += 1
+    var utf8: [UInt8] = []
+    while index < bytes.count {
+      let byte = bytes[index]
+      index += 1
+      switch byte {
+      case UInt8(ascii: "\""):
+        return String(validating: utf8, as: UTF8.self)
+      case UInt8(ascii: "\\"):
+        guard escape(into: &utf8) else { return nil }
+      case 0..<0x20:
+        return nil  // control characters must be escaped
+      default:
+        utf8.append(byte)
+      }
+    }
+    return nil
+  }
+
+  /// One escape sequence after its backslash, appended as UTF-8.
+  private mutating func escape(into utf8: inout [UInt8]) -> Bool {
+    guard index < bytes.count else { return false }
+    let letter = bytes[index]
+    index += 1
+    switch letter {
+    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(letter)
+    case UInt8(ascii: "b"): utf8.append(0x08)
+    case UInt8(ascii: "f"): utf8.append(0x0C)
+    case UInt8(ascii: "n"): utf8.append(0x0A)
+    case UInt8(ascii: "r"): utf8.append(0x0D)
+    case UInt8(ascii: "t"): utf8.append(0x09)
+    case UInt8(ascii: "u"):
+      guard var code = hex4() else { return false }
+      if (0xD800..<0xDC00).contains(code) {
+        // A high surrogate must be followed by an escaped low one.
+        guard consume(UInt8(ascii: "\\")), consume(UInt8(ascii: "u")), let low = hex4(),
+          (0xDC00..<0xE000).contains(low)
+        else { return false }
+        code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+      }
+      guard let scalar = Unicode.Scalar(code) else { return false }
+      utf8.append(contentsOf: UTF8.encode(scalar)!)
+    default:
+      return false
+    }
+    return true
+  }
+
+  private mutating func hex4() -> UInt32? {
+    guard index + 4 <= bytes.count else { return nil }
+    var code: UInt32 = 0
+    for _ in 0..<4 {
+      guard let digit = Hex.nibble(bytes[index]) else { return nil }
+      code = code << 4 | UInt32(digit)
+      index += 1
+    }
+    return code
+  }
+
+  /// `-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`: an `Int` when there is neither
+  /// fraction nor exponent and it fits, a `Double` otherwise.
+  private mutating func number() -> Any? {
+    let start = index
+    _ = consume(UInt8(ascii: "-"))
+    if consume(UInt8(ascii: "0")) {
+      // no leading zeros
+    } else {
+      guard digits() > 0 else { return nil }
+    }
+    var integral = true
+    if consume(UInt8(ascii: ".")) {
+      integral = false
+      guard digits() > 0 else { return nil }
+    }
+    if consume(UInt8(ascii: "e")) || consume(UInt8(ascii: "E")) {
+      integral = false
+      if !consume(UInt8(ascii: "+")) { _ = consume(UInt8(ascii: "-")) }
+      guard digits() > 0 else { return nil }
+    }
+    let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+    if integral, let integer = Int(text) { return integer }
+    guard let double = Double(text), double.isFinite else { return nil }
+    return double
+  }
+
+  private mutating func digits() -> Int {
+    let start = index
+    while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) {
+      index += 1
+    }
+    return index - start
+  }
+
+  private mutating func literal<T>(_ word: StaticString, _ result: T) -> T? {
+    let count = word.utf8CodeUnitCount
+    guard index + count <= bytes.count else { return nil }
+    for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] {
+      return nil
+    }
+    index += count
+    return result
+  }
+
+  private mutating func consume(_ byte: UInt8) -> Bool {
+    guard index < bytes.count, bytes[index] == byte else { return false }
+    index += 1
+    return true
+  }
+
+  private mutating func skipWhitespace() {
+    while index < bytes.count {
+      switch bytes[index] {
+      case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"):
+        index += 1
+      default: return
+      }
+    }
+  }
+}
