@@ -6,7 +6,8 @@ import Testing
 struct ConnectionProcessTests {
   @Test func fiftyConcurrentStreamsOnOneConnectionAreAllAnswered() async throws {
     let slowToken = String(repeating: "51", count: 32)
-    try await withSandbox(["--behaviour", "\(slowToken)=slow:1000"]) { sandbox in
+    // 5 s: with the whole suite on two cores, 50 parallel curl requests have taken over 1 s.
+    try await withSandbox(["--behaviour", "\(slowToken)=slow:5000"]) { sandbox in
       // One slow stream first, then 50 more at once: none waits for the slow one.
       var slow = Push()
       slow.token = slowToken

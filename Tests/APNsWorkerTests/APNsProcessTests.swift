@@ -161,11 +161,12 @@ import Testing
   }
 
   /// Each attempt signs its own URL at send time (`PushPayloadTests` pins the arithmetic).
-  /// The expiry is in whole seconds, so a retry within the same second may carry the
-  /// same URL; only attempts over a second apart must differ.
+  /// The expiry is in whole seconds, so a retry within the same second may carry the same
+  /// URL. Two failures make three sends, the third at least 1.5 s after the first (retry
+  /// delays of 0.5–1 s, then 1–2 s), so those two must differ.
   @Test func theImageURLVerifiesAndARetryCarriesANewExpiry() async throws {
     let token = Self.token(1)
-    let stack = try await Stack(behaviours: [token: "500x1"])
+    let stack = try await Stack(behaviours: [token: "500x2"])
     defer { stack.stopAll() }
     try await stack.fleet(tokens: [token])
     _ = try stack.start("APNsWorker")
@@ -175,7 +176,7 @@ import Testing
     let urls = pushes.compactMap {
       (($0["payload"] as? [String: Any])?["image_url"] as? String)
     }
-    #expect(urls.count == 2)
+    try #require(urls.count == 3)
     let sent = pushes.compactMap { ($0["time"] as? String).flatMap(Timestamp.parse) }
     try #require(sent.count == urls.count)
     let signer = ImageURLSigner(key: Array(Self.secret.utf8))
@@ -194,9 +195,8 @@ import Testing
         continue
       }
     }
-    if sent.count == 2, sent[1].timeIntervalSince(sent[0]) >= 1.5 {
-      #expect(Set(urls).count == 2, "a retry must carry a fresh URL")
-    }
+    #expect(sent[2].timeIntervalSince(sent[0]) >= 1.5)
+    #expect(urls[2] != urls[0], "a retry must carry a fresh URL")
   }
 
   @Test func routineAlarmsCarryNoImageURL() async throws {

@@ -134,6 +134,15 @@ import Testing
     #expect(samples == [Sample(name: "odd_total", labels: ["reason": awkward], value: 1)])
   }
 
+  /// "\r\n" is one Swift Character: escaping by Characters would leave its newline raw
+  /// and cut the sample's line in two.
+  @Test func aCarriageReturnNewlineInALabelStaysOnItsLine() {
+    let metrics = Metrics()
+    metrics.increment("crlf_total", labels: ["reason": "a\r\nb"])
+    let lines = metrics.render().unicodeScalars.split(separator: "\n").map(String.init)
+    #expect(lines.contains { $0.hasPrefix("crlf_total{") && $0.hasSuffix("\"} 1.0") }, "\(lines)")
+  }
+
   @Test func histogramBucketsAreCumulativeAndInfEqualsCount() throws {
     let metrics = Metrics()
     metrics.describe("mowdeck_latency_seconds", type: "histogram", help: "Latency.")

@@ -42,6 +42,8 @@ import Testing
     ("events", "\"events\""),
     ("t_abc", "\"t_abc\""),
     ("odd \"name\"", "\"odd \"\"name\"\"\""),
+    // A quote with a combining mark is one Character; it is still doubled.
+    ("q\"\u{301}x", "\"q\"\"\u{301}x\""),
     ("", "\"\""),
   ])
   func identifiersAreQuoted(name: String, quoted: String) {

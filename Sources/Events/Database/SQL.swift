@@ -70,7 +70,14 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
 
     /// A quoted identifier (schema, table), for the few places a parameter cannot go.
     public mutating func appendInterpolation(identifier: String) {
-      text += "\"" + identifier.replacing("\"", with: "\"\"") + "\""
+      // Per Unicode scalar, not per Character: a quote followed by a combining mark is one
+      // Character, and would otherwise slip through undoubled.
+      var quoted = String.UnicodeScalarView()
+      for scalar in identifier.unicodeScalars {
+        if scalar == "\"" { quoted.append(scalar) }
+        quoted.append(scalar)
+      }
+      text += "\"" + String(quoted) + "\""
     }
   }
 }

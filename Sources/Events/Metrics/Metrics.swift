@@ -104,8 +104,16 @@ public final class Metrics: Sendable {
         if let extra { pairs.append(extra) }
         guard !pairs.isEmpty else { return "" }
         let body = pairs.map { key, value in
-          let escaped = value.replacing("\\", with: "\\\\")
-            .replacing("\"", with: "\\\"").replacing("\n", with: "\\n")
+          // Per Unicode scalar: "\r\n" is one Character, and would keep its newline.
+          var escaped = ""
+          for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\\": escaped += "\\\\"
+            case "\"": escaped += "\\\""
+            case "\n": escaped += "\\n"
+            default: escaped.unicodeScalars.append(scalar)
+            }
+          }
           return "\(key)=\"\(escaped)\""
         }
         return "{" + body.joined(separator: ",") + "}"

@@ -7,8 +7,9 @@
 /// advance, while events, alarms and the APNs answers are read field by field.
 /// `JSONParserTests` holds it to `JSONSerialization`'s verdicts and values.
 struct JSONParser: ~Copyable {
-  /// Deeper nesting than this is refused rather than risking the stack on hostile input.
-  static let maximumDepth = 256
+  /// Deeper nesting than this is refused rather than risking the stack on hostile input
+  /// (`JSONSerialization`'s limit too).
+  static let maximumDepth = 512
 
   private let bytes: UnsafeBufferPointer<UInt8>
   private var index = 0
@@ -17,9 +18,12 @@ struct JSONParser: ~Copyable {
     self.bytes = bytes
   }
 
-  /// The value the whole text holds; nil when it is not exactly one JSON value.
+  /// The value the whole text holds; nil when it is not exactly one JSON value. A leading
+  /// UTF-8 byte order mark is skipped (RFC 8259 section 8.1 allows it); UTF-16 and UTF-32
+  /// text, which `JSONSerialization` would also decode, is refused.
   static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Any? {
     var parser = JSONParser(bytes: bytes)
+    if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }
     guard let value = parser.value(depth: 0) else { return nil }
     parser.skipWhitespace()
     return parser.index == bytes.count ? value : nil
