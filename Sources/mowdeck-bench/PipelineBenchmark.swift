@@ -89,9 +89,12 @@ struct PipelineBenchmark {
       publisher, rate: settings.rate, count: min(settings.rate * 3, 300), alarm: mix.alarm)
     try await Task.sleep(for: .seconds(2))
     let loadStart = Date()
+    let probe = LoadedFloorProbe(seconds: settings.seconds)
+    let loadedFloors = Task { try await probe.measure(pool: db.pool, nats: nats, rig: rig) }
     let sent = try await rig.publishAtRate(
       publisher, rate: settings.rate, count: settings.rate * settings.seconds, alarm: mix.alarm)
     let loadSeconds = Date().timeIntervalSince(loadStart)
+    floors.underLoad = try await loadedFloors.value
 
     // Let every photo end (a silent camera ends at the photo timeout) and the phone finish.
     // A pipeline that cannot keep up leaves a backlog: reported, not waited for forever.
@@ -147,7 +150,9 @@ struct PipelineBenchmark {
     }
     var firstPush: [String: Date] = [:]
     var pushTimes: [Date] = []
-    for push in PushTail(record: rig.record).readNew() where push.time >= loadStart {
+    // Only the pipeline's pushes: the floor probe's requests carry no notification.
+    for push in PushTail(record: rig.record).readNew()
+    where push.time >= loadStart && push.notificationID != nil {
       pushTimes.append(push.time)
       guard let event = push.notificationID.flatMap({ eventOf[$0] }) else { continue }
       if firstPush[event].map({ push.time < $0 }) ?? true { firstPush[event] = push.time }
@@ -221,6 +226,52 @@ struct PipelineFloors {
   var postgres = Samples()
   var nats = Samples()
   var sandbox = Samples()
-  /// The time an alarm's push cannot beat: a NATS hop, a commit, the sandbox's answer.
+  /// The same three, probed ten times a second while the load runs.
+  var underLoad: LoadedFloors?
+  /// The time an alarm's push cannot beat: a NATS hop, a commit, the sandbox's answer,
+  /// each at its median on the quiet machine before the load. The targets use this one.
   var sum: Double { postgres.median + nats.median + sandbox.median }
+}
+
+/// The floors measured beside the load, on the machine as busy as the pipeline finds it.
+struct LoadedFloors {
+  var postgres = Samples()
+  var nats = Samples()
+  var sandbox = Samples()
+  /// The three floors' p99s added up: what one hop of each costs at the tail under the
+  /// same load, to set the pipeline's own p99 against.
+  var p99Sum: Double { postgres.p99 + nats.p99 + sandbox.p99 }
+}
+
+/// Probes the three floors ten times a second each for the length of the load. The
+/// probe's own cost is small beside the load (30 round trips a second against hundreds of
+/// alarms' worth), and the same in every run.
+struct LoadedFloorProbe {
+  let seconds: Int
+  static let perSecond = 10
+
+  func measure(pool: DatabasePool, nats: NATSClient, rig: PipelineRig) async throws
+    -> LoadedFloors
+  {
+    let count = seconds * Self.perSecond
+    let every = Duration.seconds(1) / Self.perSecond
+    // curl runs to its end in a child process: on a thread of its own, not the
+    // cooperative pool's, which the load generator needs.
+    let sandbox = Task {
+      try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async {
+          continuation.resume(
+            with: Result { try rig.sandboxAnswerTimes(count: count, perSecond: Self.perSecond) })
+        }
+      }
+    }
+    async let postgres = Floors.postgresInsertCommit(pool: pool, count: count, every: every)
+    async let round = Floors.natsRoundTrip(
+      nats: nats, subject: rig.subjects.prefix + "loaded-floor", count: count, every: every)
+    var floors = LoadedFloors()
+    floors.postgres = try await postgres
+    floors.nats = try await round
+    floors.sandbox = try await sandbox.value
+    return floors
+  }
 }

@@ -85,6 +85,19 @@ struct PipelineResult {
     ] {
       table.add(name, "\(floor.count)", ms(floor.median), ms(floor.p99), ms(floor.maximum), "", "")
     }
+    if let loaded = floors.underLoad {
+      for (name, floor) in [
+        ("floor under load: NATS round trip", loaded.nats),
+        ("floor under load: insert+commit", loaded.postgres),
+        ("floor under load: sandbox answer", loaded.sandbox),
+      ] {
+        table.add(
+          name, "\(floor.count)", ms(floor.median), ms(floor.p99), ms(floor.maximum), "", "")
+      }
+      table.add(
+        "alarm -> push p99 / loaded floors' p99 sum", "", "", ms(push.p99), "",
+        ms(loaded.p99Sum), String(format: "%.1fx", push.p99 / loaded.p99Sum))
+    }
     var workers = TextTable("worker", "replicas", "peak RSS", "CPU (% of a core)", "RSS growth")
     for item in usage {
       workers.add(
@@ -111,6 +124,14 @@ struct PipelineResult {
       lines.append(verdict("p99 alarm -> push <= 20 ms at 100 alarms/s", push.p99 <= 0.020))
     }
     lines.append(verdict("p99 alarm -> push <= 5x the floor sum", pushRatio <= 5))
+    if let loaded = floors.underLoad {
+      // Not a verdict: the target is judged on the quiet floors above. This says how much
+      // of the tail is the pipeline's own and how much the busy machine's.
+      lines.append(
+        String(
+          format: "for comparison: p99 alarm -> push is %.1fx the sum of the floors' p99s "
+            + "under the same load", push.p99 / loaded.p99Sum))
+    }
     lines.append(
       verdict(
         "no worker over 64 MB RSS (largest \(String(format: "%.1f", maxPeakRSS * 1.048576)) MB)",

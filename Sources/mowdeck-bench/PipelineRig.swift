@@ -43,13 +43,15 @@ final class PipelineRig: @unchecked Sendable {
 
   /// The sandbox's own answer time: requests on one curl connection, from the request
   /// going out to the whole answer in.
-  func sandboxAnswerTimes(count: Int) throws -> Samples {
+  func sandboxAnswerTimes(count: Int, perSecond: Int? = nil) throws -> Samples {
     let url = "https://127.0.0.1:\(port)/3/device/" + String(repeating: "0", count: 64)
     // `-o` is per URL: one for each, or the bodies would mix with the timings.
     let urls = Array(repeating: "-o /dev/null '\(url)'", count: count).joined(separator: " ")
+    // curl's `--rate` spaces the requests, still on one connection: a probe beside a load.
+    let rate = perSecond.map { "--rate \($0)/s " } ?? ""
     let output = try runShell(
-      "curl -s --http2 --cacert '\(pki.appendingPathComponent("ca.pem").path)' -X POST -d '{}' "
-        + "-w '%{time_pretransfer} %{time_total}\\n' \(urls)")
+      "curl -s --http2 \(rate)--cacert '\(pki.appendingPathComponent("ca.pem").path)' "
+        + "-X POST -d '{}' -w '%{time_pretransfer} %{time_total}\\n' \(urls)")
     var samples = Samples()
     for line in output.split(separator: "\n") {
       let parts = line.split(separator: " ").compactMap { Double($0) }

@@ -126,7 +126,7 @@ struct PruneBenchmark {
   static func seconds(of step: String, in log: String) -> Double {
     for line in log.split(separator: "\n") {
       if let object = JSON.object(from: Array(line.utf8)),
-        object["msg"] as? String == "\(step) pruned", let seconds = object["seconds"] as? Double
+        object["msg"] as? String == "\(step) pruned", let seconds = JSON.number(object["seconds"])
       {
         return seconds
       }

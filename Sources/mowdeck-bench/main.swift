@@ -102,7 +102,7 @@ do {
     try? FileManager.default.removeItem(at: outDirectory.appendingPathComponent("matrix.csv"))
     var summary = TextTable(
       "alarms/s", "camera", "pushes/s", "photos stored / failed", "push median", "push p99",
-      "push max", "p99 / floor", "largest RSS", "backlog after 90 s")
+      "push max", "p99 / floor", "p99 / loaded floors", "largest RSS", "backlog after 90 s")
     for rate in [10, 100, 500] {
       for camera in [500, 5000, 20000] {
         var settings = PipelineSettings()
@@ -119,7 +119,10 @@ do {
             format: "%.0f", Double(result.collected.pushes) / max(result.collected.pushSpan, 1)),
           "\(result.collected.alarmToStored.count) / \(result.collected.photosFailed)",
           ms(result.push.median), ms(result.push.p99), ms(result.push.maximum),
-          String(format: "%.1fx", result.pushRatio), String(format: "%.1f MiB", result.maxPeakRSS),
+          String(format: "%.1fx", result.pushRatio),
+          result.floors.underLoad.map { String(format: "%.1fx", result.push.p99 / $0.p99Sum) }
+            ?? "",
+          String(format: "%.1f MiB", result.maxPeakRSS),
           "\(result.backlog)")
       }
     }
