@@ -50,6 +50,10 @@ final class RequestMux: Sendable {
       return state.nextToken
     }
     let reply = prefix + String(token)
+    // The timeout's sleeper ends with the request: a camera answering in 1 s must not leave
+    // a task asleep for the other 19 (a PhotoWorker has hundreds of requests in flight).
+    var timer: Task<Void, Never>?
+    defer { timer?.cancel() }
     do {
       let message = try await withTaskCancellationHandler {
         try await withCheckedThrowingContinuation { continuation in
@@ -66,8 +70,8 @@ final class RequestMux: Sendable {
             resume(token, with: .failure(error))
             return
           }
-          Task {
-            try? await Task.sleep(for: timeout)
+          timer = Task {
+            do { try await Task.sleep(for: timeout) } catch { return }
             self.resume(token, with: .failure(NATSError.timeout(subject: subject)))
           }
         }
@@ -88,6 +92,15 @@ final class RequestMux: Sendable {
     let continuation = state.withLock { $0.waiting.removeValue(forKey: token) }
     continuation?.resume(with: result)
   }
+
+  /// Hands a reply to the waiter for `token`, copying it out of nats.c only if someone
+  /// still waits: a camera answering after its timeout costs no copy of its photo.
+  func deliver(_ token: UInt64, _ copy: () -> NATSMessage) {
+    guard let continuation = state.withLock({ $0.waiting.removeValue(forKey: token) }) else {
+      return
+    }
+    continuation.resume(returning: copy())
+  }
 }
 
 private func onMuxComplete(_ context: UnsafeMutableRawPointer?) {
@@ -103,9 +116,9 @@ private func onReply(
   defer { natsMsg_Destroy(message) }
   guard let context else { return }
   let mux = Unmanaged<RequestMux>.fromOpaque(context).takeUnretainedValue()
-  let copy = NATSMessage(copying: message)
-  guard let dot = copy.subject.lastIndex(of: "."),
-    let token = UInt64(copy.subject[copy.subject.index(after: dot)...])
+  let subject = String(cString: natsMsg_GetSubject(message))
+  guard let dot = subject.lastIndex(of: "."),
+    let token = UInt64(subject[subject.index(after: dot)...])
   else { return }
-  mux.resume(token, with: .success(copy))
+  mux.deliver(token) { NATSMessage(copying: message) }
 }
