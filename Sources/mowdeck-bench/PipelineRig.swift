@@ -45,13 +45,18 @@ final class PipelineRig: @unchecked Sendable {
   /// going out to the whole answer in.
   func sandboxAnswerTimes(count: Int, perSecond: Int? = nil) throws -> Samples {
     let url = "https://127.0.0.1:\(port)/3/device/" + String(repeating: "0", count: 64)
-    // `-o` is per URL: one for each, or the bodies would mix with the timings.
-    let urls = Array(repeating: "-o /dev/null '\(url)'", count: count).joined(separator: " ")
+    // The URLs go in a config file: a soak's probe has thousands, more than a command line
+    // holds. `output` is per URL: one for each, or the bodies would mix with the timings.
+    let config = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "sandbox-floor-\(UUID().uuidString.prefix(8)).curlrc")
+    try String(repeating: "url = \"\(url)\"\noutput = \"/dev/null\"\n", count: count)
+      .write(to: config, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(at: config) }
     // curl's `--rate` spaces the requests, still on one connection: a probe beside a load.
     let rate = perSecond.map { "--rate \($0)/s " } ?? ""
     let output = try runShell(
       "curl -s --http2 \(rate)--cacert '\(pki.appendingPathComponent("ca.pem").path)' "
-        + "-X POST -d '{}' -w '%{time_pretransfer} %{time_total}\\n' \(urls)")
+        + "-X POST -d '{}' -w '%{time_pretransfer} %{time_total}\\n' -K '\(config.path)'")
     var samples = Samples()
     for line in output.split(separator: "\n") {
       let parts = line.split(separator: " ").compactMap { Double($0) }
