@@ -125,8 +125,8 @@ struct PipelineResult {
     }
     lines.append(verdict("p99 alarm -> push <= 5x the floor sum", pushRatio <= 5))
     if let loaded = floors.underLoad {
-      // Not a verdict: the target is judged on the quiet floors above. This says how much
-      // of the tail is the pipeline's own and how much the busy machine's.
+      // Not a verdict: the target is judged on the quiet floors above. A rough comparison
+      // (see `LoadedFloorProbe`) of the tail with what a bare request meets at the time.
       lines.append(
         String(
           format: "for comparison: p99 alarm -> push is %.1fx the sum of the floors' p99s "

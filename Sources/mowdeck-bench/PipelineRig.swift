@@ -55,7 +55,7 @@ final class PipelineRig: @unchecked Sendable {
     // curl's `--rate` spaces the requests, still on one connection: a probe beside a load.
     let rate = perSecond.map { "--rate \($0)/s " } ?? ""
     let output = try runShell(
-      "curl -s --http2 \(rate)--cacert '\(pki.appendingPathComponent("ca.pem").path)' "
+      "curl -sS --http2 \(rate)--cacert '\(pki.appendingPathComponent("ca.pem").path)' "
         + "-X POST -d '{}' -w '%{time_pretransfer} %{time_total}\\n' -K '\(config.path)'")
     var samples = Samples()
     for line in output.split(separator: "\n") {
