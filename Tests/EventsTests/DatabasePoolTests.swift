@@ -157,6 +157,19 @@ import Testing
     }
   }
 
+  /// Connections carry the component's name, unless the URL names them itself.
+  @Test func theURLsApplicationNameWinsOverTheComponents() async throws {
+    let db = try await TestDatabase.make(migrated: false)
+    let named = DatabasePool(
+      url: db.url(applicationName: "named-" + db.schema), applicationName: "component")
+    let plain = DatabasePool(url: db.url, applicationName: "component")
+    let query: SQL = "SELECT current_setting('application_name') AS name"
+    #expect(try await named.query(query)[0].string("name") == "named-" + db.schema)
+    #expect(try await plain.query(query)[0].string("name") == "component")
+    await named.close()
+    await plain.close()
+  }
+
   @Test func poolRecoversAfterItsConnectionIsTerminated() async throws {
     let db = try await TestDatabase.make(migrated: false)
     let pool = DatabasePool(url: db.url, applicationName: "test-victim", maxConnections: 1)

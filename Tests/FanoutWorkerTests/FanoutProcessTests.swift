@@ -81,7 +81,14 @@ import Testing
 
   @Test func databaseConnectionsCutMidReplayLoseAndDoubleNothing() async throws {
     let stack = try await Stack()
-    let workers = [try stack.worker(), try stack.worker()]
+    // Named for this test: the other tests' FanoutWorkers run on the same server meanwhile.
+    let name = "FanoutWorker-" + stack.db.schema
+    var environment = stack.environment
+    environment["MOWDECK_DATABASE_URL"] = stack.db.url(applicationName: name)
+    let workers = [
+      try WorkerProcess("FanoutWorker", environment: environment),
+      try WorkerProcess("FanoutWorker", environment: environment),
+    ]
     defer { for item in workers { item.stop() } }
     let replay = try WorkerProcess(
       "mowdeck", arguments: ["replay", alarms], environment: stack.environment)
@@ -92,7 +99,7 @@ import Testing
       let rows = try await admin.query(
         """
         SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity
-        WHERE application_name = 'FanoutWorker'
+        WHERE application_name = \(name)
           AND current_setting('search_path') IS NOT NULL
           AND query NOT LIKE '%pg_stat_activity%'
         """)

@@ -26,6 +26,12 @@ public struct TestDatabase: Sendable {
     return TestDatabase(schema: schema, url: url, pool: pool)
   }
 
+  /// This schema's URL with connections named `name` in pg_stat_activity: for a test that
+  /// cuts its own workers' connections and must not cut other tests' at the same time.
+  public func url(applicationName name: String) -> String {
+    url + "&application_name=" + name
+  }
+
   /// One integer from a query such as `SELECT count(*) AS n FROM ...`.
   public func count(_ sql: SQL) async throws -> Int {
     try await pool.query(sql)[0].int("n")

@@ -50,7 +50,9 @@ public final class PostgresConnection: @unchecked Sendable {
   private static func openBlocking(url: String, applicationName: String) -> Result<
     PostgresConnection, DatabaseError
   > {
-    let keywords = ["dbname", "connect_timeout", "application_name"]
+    // The component's name unless the URL gives one (`?application_name=...`): an operator
+    // can tell replicas apart in pg_stat_activity, and a test can cut only its own.
+    let keywords = ["dbname", "connect_timeout", "fallback_application_name"]
     let values = [url, "5", applicationName]
     let handle: OpaquePointer? = withCStrings(keywords) { keywordPointers in
       withCStrings(values) { valuePointers in
