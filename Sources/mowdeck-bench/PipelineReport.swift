@@ -24,6 +24,8 @@ struct PipelineResult {
   }
   var push: Samples { collected.alarmToPush }
   var pushRatio: Double { push.p99 / floors.sum }
+  /// The same p99 over the sum of the floors' p99s probed beside the load, if they were.
+  var loadedRatio: Double? { floors.underLoad.map { push.p99 / $0.p99Sum } }
   /// The workers' usage (the sandbox and the benchmark itself are not workers).
   var workerUsage: [ProcessSampler.Usage] { usage.filter { $0.name.hasSuffix("Worker") } }
   var maxPeakRSS: Double { workerUsage.map(\.peakRSS).max() ?? 0 }
@@ -85,7 +87,7 @@ struct PipelineResult {
     ] {
       table.add(name, "\(floor.count)", ms(floor.median), ms(floor.p99), ms(floor.maximum), "", "")
     }
-    if let loaded = floors.underLoad {
+    if let loaded = floors.underLoad, let loadedRatio {
       for (name, floor) in [
         ("floor under load: NATS round trip", loaded.nats),
         ("floor under load: insert+commit", loaded.postgres),
@@ -96,7 +98,7 @@ struct PipelineResult {
       }
       table.add(
         "alarm -> push p99 / loaded floors' p99 sum", "", "", ms(push.p99), "",
-        ms(loaded.p99Sum), String(format: "%.1fx", push.p99 / loaded.p99Sum))
+        ms(loaded.p99Sum), String(format: "%.1fx", loadedRatio))
     }
     var workers = TextTable("worker", "replicas", "peak RSS", "CPU (% of a core)", "RSS growth")
     for item in usage {
@@ -124,13 +126,13 @@ struct PipelineResult {
       lines.append(verdict("p99 alarm -> push <= 20 ms at 100 alarms/s", push.p99 <= 0.020))
     }
     lines.append(verdict("p99 alarm -> push <= 5x the floor sum", pushRatio <= 5))
-    if let loaded = floors.underLoad {
+    if let loadedRatio {
       // Not a verdict: the target is judged on the quiet floors above. A rough comparison
       // (see `LoadedFloorProbe`) of the tail with what a bare request meets at the time.
       lines.append(
         String(
           format: "for comparison: p99 alarm -> push is %.1fx the sum of the floors' p99s "
-            + "under the same load", push.p99 / loaded.p99Sum))
+            + "under the same load", loadedRatio))
     }
     lines.append(
       verdict(

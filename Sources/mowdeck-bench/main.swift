@@ -120,8 +120,7 @@ do {
           "\(result.collected.alarmToStored.count) / \(result.collected.photosFailed)",
           ms(result.push.median), ms(result.push.p99), ms(result.push.maximum),
           String(format: "%.1fx", result.pushRatio),
-          result.floors.underLoad.map { String(format: "%.1fx", result.push.p99 / $0.p99Sum) }
-            ?? "",
+          result.loadedRatio.map { String(format: "%.1fx", $0) } ?? "",
           String(format: "%.1f MiB", result.maxPeakRSS),
           "\(result.backlog)")
       }

@@ -88,18 +88,13 @@ final class RequestMux: Sendable {
   }
 
   /// Resumes the waiter for `token` once; later calls for the same token do nothing.
-  func resume(_ token: UInt64, with result: Result<NATSMessage, any Error>) {
-    let continuation = state.withLock { $0.waiting.removeValue(forKey: token) }
-    continuation?.resume(with: result)
-  }
-
-  /// Hands a reply to the waiter for `token`, copying it out of nats.c only if someone
-  /// still waits: a camera answering after its timeout costs no copy of its photo.
-  func deliver(_ token: UInt64, _ copy: () -> NATSMessage) {
+  /// `result` is only made for a waiter still there: a camera answering after its timeout
+  /// costs no copy of its photo.
+  func resume(_ token: UInt64, with result: @autoclosure () -> Result<NATSMessage, any Error>) {
     guard let continuation = state.withLock({ $0.waiting.removeValue(forKey: token) }) else {
       return
     }
-    continuation.resume(returning: copy())
+    continuation.resume(with: result())
   }
 }
 
@@ -120,5 +115,5 @@ private func onReply(
   guard let dot = subject.lastIndex(of: "."),
     let token = UInt64(subject[subject.index(after: dot)...])
   else { return }
-  mux.deliver(token) { NATSMessage(copying: message) }
+  mux.resume(token, with: .success(NATSMessage(copying: message)))
 }
