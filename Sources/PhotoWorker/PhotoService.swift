@@ -76,34 +76,31 @@ struct PhotoService: Service {
   /// the photo held meanwhile.
   private func capture(_ claim: PhotoClaim) async {
     let started = ContinuousClock.now
-    var result: PhotoResult
+    var reply: (result: PhotoResult, held: Double)
     if claim.isStillUseful {
-      result = await request(claim)
+      reply = await request(claim)
     } else {
-      result = .failed(.workerLost, detail: "claimed with \(claim.remainingSeconds) s left")
+      reply = (.failed(.workerLost, detail: "claimed with \(claim.remainingSeconds) s left"), 0)
     }
     let latency = (ContinuousClock.now - started).seconds
     metrics.observe("mowdeck_photo_capture_seconds", latency)
-    let held = hold(&result, of: claim)
-    await commit(claim, result, latency: latency)
-    if held > 0 { metrics.add(Self.heldBytes, -held) }
+    // Only a photo is held until its commit (a retry after a lost connection needs it); an
+    // error reply or garbage goes now.
+    if case .failed = reply.result, reply.held > 0 {
+      metrics.add(Self.heldBytes, -reply.held)
+      reply.held = 0
+    }
+    await commit(claim, reply.result, latency: latency)
+    if reply.held > 0 { metrics.add(Self.heldBytes, -reply.held) }
   }
 
-  /// Admits a captured photo to the bytes held until their commit (a retry after a lost
-  /// connection needs them), within the budget; returns the bytes admitted. A photo that
-  /// does not fit is replaced here by its failure, so its bytes go now, not after the
-  /// failure's own commit: the camera already answered, so only the photo can give way.
-  private func hold(_ result: inout PhotoResult, of claim: PhotoClaim) -> Double {
-    guard case .captured(let jpeg) = result else { return 0 }
-    let bytes = jpeg.count
-    if metrics.raise(Self.heldBytes, by: Double(bytes), upTo: Double(maxHeldBytes)) {
-      return Double(bytes)
-    }
-    result = .failed(
-      .storeOverloaded, detail: "\(bytes) bytes over the \(maxHeldBytes)-byte budget of photos held"
-    )
-    shedding.log(["image_id": claim.imageID, "bytes": bytes])
-    return 0
+  /// Admits a camera's reply to the bytes held, within the budget, as it arrives and before
+  /// it is copied out of nats.c: so the budget bounds every reply the worker holds, not
+  /// only those whose task has run since. A reply that does not fit is dropped there and
+  /// its capture recorded as shed: the camera already answered, so only the photo can give
+  /// way.
+  private func admit(_ bytes: Int) -> Bool {
+    metrics.raise(Self.heldBytes, by: Double(bytes), upTo: Double(maxHeldBytes))
   }
 
   /// Stores `result`, retried while PostgreSQL is away; gives up only when stopping (the
@@ -125,7 +122,8 @@ struct PhotoService: Service {
     }
   }
 
-  private func request(_ claim: PhotoClaim) async -> PhotoResult {
+  /// The camera's answer, and the bytes of it admitted to the budget.
+  private func request(_ claim: PhotoClaim) async -> (result: PhotoResult, held: Double) {
     let timeout = min(Double(photoTimeoutSeconds), claim.remainingSeconds)
     let body = JSON.encode([
       "demand": "error_analysis", "frames": 1, "timeout_s": photoTimeoutSeconds,
@@ -133,13 +131,21 @@ struct PhotoService: Service {
     do {
       let reply = try await nats.request(
         subjects.photoRequest(mowerID: claim.mowerID), Array(body.utf8),
-        contentType: "application/json", timeout: .milliseconds(Int(timeout * 1000)))
-      return CameraReply.classify(reply)
+        contentType: "application/json", timeout: .milliseconds(Int(timeout * 1000)),
+        admit: { [self] bytes in admit(bytes) })
+      return (CameraReply.classify(reply), Double(reply.data.count))
     } catch {
       switch error {
-      case .timeout: return .failed(.timeout, detail: nil)
-      case .noResponders: return .failed(.noResponders, detail: nil)
-      default: return .failed(.gatewayError, detail: String(describing: error))
+      case .timeout: return (.failed(.timeout, detail: nil), 0)
+      case .noResponders: return (.failed(.noResponders, detail: nil), 0)
+      case .replyRefused(_, let bytes):
+        shedding.log(["image_id": claim.imageID, "bytes": bytes])
+        return (
+          .failed(
+            .storeOverloaded,
+            detail: "\(bytes) bytes over the \(maxHeldBytes)-byte budget of photos held"), 0
+        )
+      default: return (.failed(.gatewayError, detail: String(describing: error)), 0)
       }
     }
   }

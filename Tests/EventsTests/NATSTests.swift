@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -84,6 +85,41 @@ import Testing
     #expect(reply.data == jpeg)
     #expect(reply.contentType == "image/jpeg")
     #expect(!reply.isNoResponders)
+    subscription.unsubscribe()
+    await responder.value
+  }
+
+  @Test func aReplyTheAdmissionRefusesIsDroppedAndNamed() async throws {
+    let client = try connectNATS()
+    let subject = uniqueSubjectPrefix() + ".camera"
+    let subscription = try client.subscribe(subject)
+    try await client.flush()
+    // The responder answers with as many bytes as asked for.
+    let responder = respond(on: subscription, client: client, contentType: "image/jpeg") {
+      [UInt8](repeating: 0xAB, count: Int(String(decoding: $0.data, as: UTF8.self)) ?? 0)
+    }
+    let asked = Mutex<[Int]>([])
+    let upTo1000: @Sendable (Int) -> Bool = { bytes in
+      asked.withLock { $0.append(bytes) }
+      return bytes <= 1000
+    }
+    let small = try await client.request(
+      subject, Array("1000".utf8), timeout: .seconds(5), admit: upTo1000)
+    #expect(small.data.count == 1000)
+    do throws(NATSError) {
+      _ = try await client.request(
+        subject, Array("1001".utf8), timeout: .seconds(5), admit: upTo1000)
+      Issue.record("a reply over the admission's limit should be refused")
+    } catch {
+      guard case .replyRefused(let refused, let bytes) = error else {
+        Issue.record("expected replyRefused, got \(error)")
+        return
+      }
+      #expect(refused == subject)
+      #expect(bytes == 1001)
+    }
+    // Asked once per reply, with its size, before the copy.
+    #expect(asked.withLock { $0 } == [1000, 1001])
     subscription.unsubscribe()
     await responder.value
   }

@@ -122,13 +122,16 @@ public final class NATSClient: @unchecked Sendable {
 
   /// Sends a request and awaits its reply without holding a thread: all replies arrive on
   /// one wildcard inbox subscription and are matched to their waiting task.
+  /// - Parameter admit: asked with the reply's size before it is copied out of nats.c; a
+  ///   reply it refuses is dropped and the request throws `replyRefused`. A caller holding
+  ///   replies against a memory budget counts them from their arrival this way.
   public func request(
     _ subject: String, _ data: [UInt8], contentType: String? = nil, headers: [String: String] = [:],
-    timeout: Duration
+    timeout: Duration, admit: (@Sendable (_ bytes: Int) -> Bool)? = nil
   ) async throws(NATSError) -> NATSMessage {
     try await requests.request(
       subject: subject, data: data, contentType: contentType, headers: headers, timeout: timeout,
-      client: self)
+      admit: admit, client: self)
   }
 
   /// Closes the connection; later calls fail.

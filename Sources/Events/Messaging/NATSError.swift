@@ -12,6 +12,9 @@ public enum NATSError: Error, CustomStringConvertible, Sendable {
   case closed
   /// The waiting task was cancelled (the process is stopping).
   case cancelled(subject: String)
+  /// The reply came, but the requester's admission refused its size (a memory budget):
+  /// it was dropped without being copied.
+  case replyRefused(subject: String, bytes: Int)
 
   init(_ operation: String, _ status: natsStatus) {
     self = .call(operation: operation, status: String(cString: natsStatus_GetText(status)))
@@ -24,6 +27,8 @@ public enum NATSError: Error, CustomStringConvertible, Sendable {
     case .noResponders(let subject): return "NATS request on \(subject) found no responders"
     case .closed: return "NATS connection closed"
     case .cancelled(let subject): return "NATS request on \(subject) cancelled"
+    case .replyRefused(let subject, let bytes):
+      return "NATS reply to \(subject) refused: \(bytes) bytes over the receiver's budget"
     }
   }
 }

@@ -4,9 +4,15 @@ import Synchronization
 /// Request/reply without a thread per request: one wildcard subscription on the client's
 /// inbox receives every reply, and each is handed to the task waiting for its token.
 final class RequestMux: Sendable {
+  private struct Waiter {
+    let continuation: CheckedContinuation<NATSMessage, any Error>
+    let subject: String
+    let admit: (@Sendable (Int) -> Bool)?
+  }
+
   private struct State {
     var nextToken: UInt64 = 0
-    var waiting: [UInt64: CheckedContinuation<NATSMessage, any Error>] = [:]
+    var waiting: [UInt64: Waiter] = [:]
   }
 
   let prefix: String
@@ -43,7 +49,7 @@ final class RequestMux: Sendable {
 
   func request(
     subject: String, data: [UInt8], contentType: String?, headers: [String: String],
-    timeout: Duration, client: NATSClient
+    timeout: Duration, admit: (@Sendable (Int) -> Bool)?, client: NATSClient
   ) async throws(NATSError) -> NATSMessage {
     let token = state.withLock { state -> UInt64 in
       state.nextToken += 1
@@ -57,7 +63,8 @@ final class RequestMux: Sendable {
     do {
       let message = try await withTaskCancellationHandler {
         try await withCheckedThrowingContinuation { continuation in
-          state.withLock { $0.waiting[token] = continuation }
+          let waiter = Waiter(continuation: continuation, subject: subject, admit: admit)
+          state.withLock { $0.waiting[token] = waiter }
           // Cancelled before the waiter was registered: the handler found nothing to resume.
           if Task.isCancelled {
             resume(token, with: .failure(CancellationError()))
@@ -89,12 +96,19 @@ final class RequestMux: Sendable {
 
   /// Resumes the waiter for `token` once; later calls for the same token do nothing.
   /// `result` is only made for a waiter still there: a camera answering after its timeout
-  /// costs no copy of its photo.
-  func resume(_ token: UInt64, with result: @autoclosure () -> Result<NATSMessage, any Error>) {
-    guard let continuation = state.withLock({ $0.waiting.removeValue(forKey: token) }) else {
+  /// costs no copy of its photo. With `replyBytes`, the waiter's admission is asked first;
+  /// a reply it refuses is not made either, and the waiter gets `replyRefused`.
+  func resume(
+    _ token: UInt64, replyBytes: Int? = nil,
+    with result: @autoclosure () -> Result<NATSMessage, any Error>
+  ) {
+    guard let waiter = state.withLock({ $0.waiting.removeValue(forKey: token) }) else { return }
+    if let replyBytes, let admit = waiter.admit, !admit(replyBytes) {
+      waiter.continuation.resume(
+        throwing: NATSError.replyRefused(subject: waiter.subject, bytes: replyBytes))
       return
     }
-    continuation.resume(with: result())
+    waiter.continuation.resume(with: result())
   }
 }
 
@@ -115,5 +129,7 @@ private func onReply(
   guard let dot = subject.lastIndex(of: "."),
     let token = UInt64(subject[subject.index(after: dot)...])
   else { return }
-  mux.resume(token, with: .success(NATSMessage(copying: message)))
+  mux.resume(
+    token, replyBytes: Int(natsMsg_GetDataLength(message)),
+    with: .success(NATSMessage(copying: message)))
 }
