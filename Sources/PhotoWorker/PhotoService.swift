@@ -96,12 +96,23 @@ struct PhotoService: Service {
 
   /// Admits a camera's reply to the bytes held, within the budget, as it arrives and before
   /// it is copied out of nats.c: so the budget bounds every reply the worker holds, not
-  /// only those whose task has run since. A reply that does not fit is dropped there and
-  /// its capture recorded as shed: the camera already answered, so only the photo can give
-  /// way.
+  /// only those whose task has run since (ADR 0023). A reply that does not fit is dropped
+  /// there and its capture recorded as shed: the camera already answered, so only the
+  /// photo can give way. Two kinds are decided by size alone, budget or not:
+  /// - a reply over the photo limit is refused, and recorded as too large, never copied;
+  /// - a reply of at most `smallReplyBytes` (an error, never a photo) is always taken,
+  ///   so a full budget never hides why a camera had no photo.
   private func admit(_ bytes: Int) -> Bool {
-    metrics.raise(Self.heldBytes, by: Double(bytes), upTo: Double(maxHeldBytes))
+    if bytes > CameraReply.maximumBytes { return false }
+    if bytes <= Self.smallReplyBytes {
+      metrics.add(Self.heldBytes, Double(bytes))
+      return true
+    }
+    return metrics.raise(Self.heldBytes, by: Double(bytes), upTo: Double(maxHeldBytes))
   }
+
+  /// Replies this small are error replies (`{"error":"asleep"}`), and always admitted.
+  static let smallReplyBytes = 1024
 
   /// Stores `result`, retried while PostgreSQL is away; gives up only when stopping (the
   /// lease then runs out and another worker takes the reservation over).
@@ -138,6 +149,8 @@ struct PhotoService: Service {
       switch error {
       case .timeout: return (.failed(.timeout, detail: nil), 0)
       case .noResponders: return (.failed(.noResponders, detail: nil), 0)
+      case .replyRefused(_, let bytes) where bytes > CameraReply.maximumBytes:
+        return (.failed(.tooLarge, detail: "\(bytes) bytes"), 0)
       case .replyRefused(_, let bytes):
         shedding.log(["image_id": claim.imageID, "bytes": bytes])
         return (

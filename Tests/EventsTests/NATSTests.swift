@@ -140,6 +140,16 @@ import Testing
     }
     // Answered by the server at once, not by the timeout.
     #expect(ContinuousClock.now - started < .seconds(5))
+    // The server's status is no reply to admit: an admission refusing everything leaves it.
+    do throws(NATSError) {
+      _ = try await client.request(subject, [1], timeout: .seconds(10), admit: { _ in false })
+      Issue.record("nobody listens, so there can be no reply")
+    } catch {
+      guard case .noResponders = error else {
+        Issue.record("expected noResponders, got \(error)")
+        return
+      }
+    }
   }
 
   @Test func requestToASilentResponderTimesOut() async throws {
@@ -171,8 +181,14 @@ import Testing
     try await client.flush()
     let inbox = Inbox()
     let reader = drain(subscription, into: inbox)
+    let lateAsked = Mutex(0)
     await #expect(throws: NATSError.self) {
-      _ = try await client.request(subject, [1], timeout: .milliseconds(200))
+      _ = try await client.request(
+        subject, [1], timeout: .milliseconds(200),
+        admit: { _ in
+          lateAsked.withLock { $0 += 1 }
+          return true
+        })
     }
     let late = try #require(inbox.all.first?.reply)
     try client.publish(late, [9])
@@ -182,6 +198,9 @@ import Testing
     try await client.flush()
     let reply = try await client.request(subject + ".echo", [7], timeout: .seconds(5))
     #expect(reply.data == [7])
+    // Replies arrive in order on the inbox: the late one came before the echo, and nobody
+    // was asked to admit it.
+    #expect(lateAsked.withLock { $0 } == 0)
     reader.cancel()
     echo.cancel()
   }

@@ -116,8 +116,13 @@ import Testing
 
     /// The worker's `mowdeck_photo_held_bytes` gauge, from its `/metrics`.
     func heldBytes(port: Int) throws -> Int? {
+      try metric("mowdeck_photo_held_bytes", port: port)
+    }
+
+    /// One unlabelled value from the worker's `/metrics`.
+    func metric(_ name: String, port: Int) throws -> Int? {
       let metrics = try runShell("curl -sf http://127.0.0.1:\(port)/metrics")
-      let line = metrics.split(separator: "\n").first { $0.hasPrefix("mowdeck_photo_held_bytes ") }
+      let line = metrics.split(separator: "\n").first { $0.hasPrefix(name + " ") }
       return line.flatMap { Double($0.split(separator: " ")[1]) }.map { Int($0) }
     }
 
@@ -360,6 +365,54 @@ import Testing
       "SELECT data->>'reason' AS reason FROM events WHERE type = 'photo.failed'")
     #expect(
       try reasons.map { try $0.string("reason") } == Array(repeating: "store_overloaded", count: 3))
+    try await eventually(timeout: .seconds(10), "nothing held") {
+      try stack.heldBytes(port: port) == 0
+    }
+  }
+
+  /// ADR 0023: with the budget full, a camera's error reply still ends with its own reason,
+  /// a reply over the photo limit is refused as too large without being held, and the gauge
+  /// comes back to nothing.
+  @Test func repliesThatAreNotPhotosKeepTheirReasonsWhenTheBudgetIsFull() async throws {
+    let budget = 524_288  // the smallest allowed: exactly one photo of the largest size
+    let stack = try await Stack(settings: ["MOWDECK_PHOTO_MAX_HELD_BYTES": String(budget)])
+    let behaviours = [
+      "m-held": "photo:\(budget)", "m-asleep": "asleep", "m-busy": "busy", "m-big": "oversized",
+    ]
+    let simulator = try await stack.simulator(
+      ["--latency-ms", "0"] + behaviours.flatMap { ["--mower", "\($0.key)=\($0.value)"] })
+    defer { simulator.stop() }
+    let worker = try await stack.photoWorker()
+    defer { worker.stop() }
+    let port = try await listeningPort(of: worker)
+
+    let stall = try await stack.stallTheStore()
+    defer { Task { try? await stall.release() } }
+    let held = try await stack.reserve(mower: "m-held")
+    try await eventually(timeout: .seconds(10), "the budget full") {
+      try stack.heldBytes(port: port) == budget
+    }
+    var images: [UUID: String] = [:]
+    for mower in ["m-asleep", "m-busy", "m-big"] {
+      for image in try await stack.reserve(mower: mower) { images[image] = mower }
+    }
+    // Every answer judged (its capture time observed) while the photo still fills the budget.
+    try await eventually(timeout: .seconds(10), "four answers judged") {
+      try stack.metric("mowdeck_photo_capture_seconds_count", port: port) == 4
+    }
+    #expect(try stack.heldBytes(port: port) == budget)
+
+    try await stall.release()
+    try await eventually(timeout: .seconds(20), "every reservation ended") {
+      try await stack.pending() == 0
+    }
+    let outcomes = try await stack.outcomes()
+    #expect(outcomes[try #require(held.first)] == "captured")
+    let expected = ["m-asleep": "asleep", "m-busy": "busy", "m-big": "too_large"]
+    for (image, mower) in images {
+      #expect(outcomes[image] == expected[mower], "\(mower)")
+    }
+    #expect(!worker.log.contains("photo shed"), "\(worker.log)")
     try await eventually(timeout: .seconds(10), "nothing held") {
       try stack.heldBytes(port: port) == 0
     }

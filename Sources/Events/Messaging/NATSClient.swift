@@ -122,9 +122,11 @@ public final class NATSClient: @unchecked Sendable {
 
   /// Sends a request and awaits its reply without holding a thread: all replies arrive on
   /// one wildcard inbox subscription and are matched to their waiting task.
-  /// - Parameter admit: asked with the reply's size before it is copied out of nats.c; a
-  ///   reply it refuses is dropped and the request throws `replyRefused`. A caller holding
-  ///   replies against a memory budget counts them from their arrival this way.
+  /// - Parameter admit: asked with the reply's size before it is copied out of nats.c, on
+  ///   nats.c's delivery thread; a reply it refuses is dropped and the request throws
+  ///   `replyRefused`. Not asked for a late reply, nor for the server's no-responders
+  ///   status. A caller holding replies against a memory budget counts them from their
+  ///   arrival this way.
   public func request(
     _ subject: String, _ data: [UInt8], contentType: String? = nil, headers: [String: String] = [:],
     timeout: Duration, admit: (@Sendable (_ bytes: Int) -> Bool)? = nil

@@ -129,7 +129,7 @@ private func onReply(
   guard let dot = subject.lastIndex(of: "."),
     let token = UInt64(subject[subject.index(after: dot)...])
   else { return }
-  mux.resume(
-    token, replyBytes: Int(natsMsg_GetDataLength(message)),
-    with: .success(NATSMessage(copying: message)))
+  // A no-responders status is no reply to admit: it carries nothing, and must stay itself.
+  let bytes = natsMsg_IsNoResponders(message) ? nil : Int(natsMsg_GetDataLength(message))
+  mux.resume(token, replyBytes: bytes, with: .success(NATSMessage(copying: message)))
 }
