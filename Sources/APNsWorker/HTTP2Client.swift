@@ -63,6 +63,8 @@ final class HTTP2Client: @unchecked Sendable {
   }
 
   private func loop() {
+    // The queue's thread is this loop's for the client's life: named for `top -H` and gdb.
+    mowdeck_curl_name_loop_thread("apns-http2")
     var active: [UnsafeMutableRawPointer: Transfer] = [:]
     while !stopping.withLock({ $0 }) {
       for transfer in queue.withLock({ queue in

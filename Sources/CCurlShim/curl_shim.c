@@ -1,4 +1,7 @@
+#define _GNU_SOURCE
 #include "curl_shim.h"
+
+#include <pthread.h>
 
 CURLcode mowdeck_curl_easy_setopt_long(CURL *handle, CURLoption option, long value) {
   return curl_easy_setopt(handle, option, value);
@@ -36,4 +39,8 @@ CURLcode mowdeck_curl_easy_getinfo_ptr(CURL *handle, CURLINFO info, void **value
 
 CURLMcode mowdeck_curl_multi_setopt_long(CURLM *handle, CURLMoption option, long value) {
   return curl_multi_setopt(handle, option, value);
+}
+
+void mowdeck_curl_name_loop_thread(const char *name) {
+  pthread_setname_np(pthread_self(), name);
 }

@@ -213,6 +213,21 @@ import Testing
     #expect((payload["aps"] as? [String: Any])?["mutable-content"] == nil)
   }
 
+  /// An operator finds the HTTP/2 loop by name in `top -H` or gdb.
+  @Test func theCurlLoopsThreadIsNamed() async throws {
+    let stack = try await Stack()
+    defer { stack.stopAll() }
+    let worker = try stack.start("APNsWorker")
+    try await eventually(timeout: .seconds(20), "a thread named apns-http2") {
+      let tasks =
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(worker.pid)/task")) ?? []
+      return tasks.contains { task in
+        (try? String(contentsOfFile: "/proc/\(worker.pid)/task/\(task)/comm", encoding: .utf8))?
+          .hasPrefix("apns-http2") ?? false
+      }
+    }
+  }
+
   @Test func aWorkerKilledMidBatchLosesNothingAndRepeatsOnlyWithTheSameCollapseID() async throws {
     let tokens = (1...20).map(Self.token)
     var slow: [String: String] = [:]

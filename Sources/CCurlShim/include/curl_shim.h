@@ -16,4 +16,8 @@ CURLcode mowdeck_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value
 CURLcode mowdeck_curl_easy_getinfo_ptr(CURL *handle, CURLINFO info, void **value);
 CURLMcode mowdeck_curl_multi_setopt_long(CURLM *handle, CURLMoption option, long value);
 
+// Names the calling thread (at most 15 characters), so the curl loop shows in `top -H` and
+// gdb. pthread_setname_np is a GNU extension that Swift's Glibc module does not declare.
+void mowdeck_curl_name_loop_thread(const char *name);
+
 #endif

@@ -86,58 +86,63 @@ public final class Metrics: Sendable {
     state.withLock { $0.counters[Key(name: name, labels: labels)] ?? 0 }
   }
 
-  /// The Prometheus text format.
+  /// The Prometheus text format. Formatted from a copy taken under the lock, not under
+  /// it: the lock is on hot paths (a PhotoWorker admits each camera reply under it, on
+  /// nats.c's delivery thread, ADR 0023), and a scrape must not hold them up.
   public func render() -> String {
-    state.withLock { state in
-      var out = ""
-      var described = Set<String>()
-      func header(_ name: String, _ fallbackType: String) {
-        guard described.insert(name).inserted else { return }
-        if let help = state.help[name] {
-          out += "# HELP \(name) \(help.text)\n# TYPE \(name) \(help.type)\n"
-        } else {
-          out += "# TYPE \(name) \(fallbackType)\n"
-        }
+    let snapshot = state.withLock { $0 }
+    return Self.format(snapshot)
+  }
+
+  private static func format(_ state: State) -> String {
+    var out = ""
+    var described = Set<String>()
+    func header(_ name: String, _ fallbackType: String) {
+      guard described.insert(name).inserted else { return }
+      if let help = state.help[name] {
+        out += "# HELP \(name) \(help.text)\n# TYPE \(name) \(help.type)\n"
+      } else {
+        out += "# TYPE \(name) \(fallbackType)\n"
       }
-      func labelText(_ labels: [String: String], extra: (String, String)? = nil) -> String {
-        var pairs = labels.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-        if let extra { pairs.append(extra) }
-        guard !pairs.isEmpty else { return "" }
-        let body = pairs.map { key, value in
-          // Per Unicode scalar: "\r\n" is one Character, and would keep its newline.
-          var escaped = ""
-          for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\\": escaped += "\\\\"
-            case "\"": escaped += "\\\""
-            case "\n": escaped += "\\n"
-            default: escaped.unicodeScalars.append(scalar)
-            }
-          }
-          return "\(key)=\"\(escaped)\""
-        }
-        return "{" + body.joined(separator: ",") + "}"
-      }
-      for (key, value) in state.counters.sorted(by: { $0.key.name < $1.key.name }) {
-        header(key.name, "counter")
-        out += "\(key.name)\(labelText(key.labels)) \(value)\n"
-      }
-      for (key, value) in state.gauges.sorted(by: { $0.key.name < $1.key.name }) {
-        header(key.name, "gauge")
-        out += "\(key.name)\(labelText(key.labels)) \(value)\n"
-      }
-      for (key, histogram) in state.histograms.sorted(by: { $0.key.name < $1.key.name }) {
-        header(key.name, "histogram")
-        for (index, bound) in histogram.buckets.enumerated() {
-          out +=
-            "\(key.name)_bucket\(labelText(key.labels, extra: ("le", "\(bound)"))) \(histogram.counts[index])\n"
-        }
-        out +=
-          "\(key.name)_bucket\(labelText(key.labels, extra: ("le", "+Inf"))) \(histogram.count)\n"
-        out += "\(key.name)_sum\(labelText(key.labels)) \(histogram.sum)\n"
-        out += "\(key.name)_count\(labelText(key.labels)) \(histogram.count)\n"
-      }
-      return out
     }
+    func labelText(_ labels: [String: String], extra: (String, String)? = nil) -> String {
+      var pairs = labels.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+      if let extra { pairs.append(extra) }
+      guard !pairs.isEmpty else { return "" }
+      let body = pairs.map { key, value in
+        // Per Unicode scalar: "\r\n" is one Character, and would keep its newline.
+        var escaped = ""
+        for scalar in value.unicodeScalars {
+          switch scalar {
+          case "\\": escaped += "\\\\"
+          case "\"": escaped += "\\\""
+          case "\n": escaped += "\\n"
+          default: escaped.unicodeScalars.append(scalar)
+          }
+        }
+        return "\(key)=\"\(escaped)\""
+      }
+      return "{" + body.joined(separator: ",") + "}"
+    }
+    for (key, value) in state.counters.sorted(by: { $0.key.name < $1.key.name }) {
+      header(key.name, "counter")
+      out += "\(key.name)\(labelText(key.labels)) \(value)\n"
+    }
+    for (key, value) in state.gauges.sorted(by: { $0.key.name < $1.key.name }) {
+      header(key.name, "gauge")
+      out += "\(key.name)\(labelText(key.labels)) \(value)\n"
+    }
+    for (key, histogram) in state.histograms.sorted(by: { $0.key.name < $1.key.name }) {
+      header(key.name, "histogram")
+      for (index, bound) in histogram.buckets.enumerated() {
+        out +=
+          "\(key.name)_bucket\(labelText(key.labels, extra: ("le", "\(bound)"))) \(histogram.counts[index])\n"
+      }
+      out +=
+        "\(key.name)_bucket\(labelText(key.labels, extra: ("le", "+Inf"))) \(histogram.count)\n"
+      out += "\(key.name)_sum\(labelText(key.labels)) \(histogram.sum)\n"
+      out += "\(key.name)_count\(labelText(key.labels)) \(histogram.count)\n"
+    }
+    return out
   }
 }
