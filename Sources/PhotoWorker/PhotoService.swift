@@ -82,14 +82,14 @@ struct PhotoService: Service {
     } else {
       reply = (.failed(.workerLost, detail: "claimed with \(claim.remainingSeconds) s left"), 0)
     }
-    let latency = (ContinuousClock.now - started).seconds
-    metrics.observe("mowdeck_photo_capture_seconds", latency)
     // Only a photo is held until its commit (a retry after a lost connection needs it); an
-    // error reply or garbage goes now.
+    // error reply or garbage goes now, before its capture is counted as judged.
     if case .failed = reply.result, reply.held > 0 {
       metrics.add(Self.heldBytes, -reply.held)
       reply.held = 0
     }
+    let latency = (ContinuousClock.now - started).seconds
+    metrics.observe("mowdeck_photo_capture_seconds", latency)
     await commit(claim, reply.result, latency: latency)
     if reply.held > 0 { metrics.add(Self.heldBytes, -reply.held) }
   }
