@@ -20,22 +20,21 @@ struct FloorPacingBenchmark {
     for pace in paces {
       let every = pace.map { Duration.seconds(1) / $0 }
       let name = pace.map { "\($0)/s" } ?? "back to back"
-      let postgres = try await Floors.postgresInsertCommit(
+      var floors = FloorSamples()
+      floors.postgres = try await Floors.postgresInsertCommit(
         pool: db.pool, count: count, every: every)
-      let round = try await Floors.natsRoundTrip(
+      floors.nats = try await Floors.natsRoundTrip(
         nats: nats, subject: rig.subjects.prefix + "pacing", count: count, every: every)
-      let sandbox = try rig.sandboxAnswerTimes(count: count, perSecond: pace)
+      floors.sandbox = try rig.sandboxAnswerTimes(count: count, perSecond: pace)
       for (floor, samples) in [
-        ("PostgreSQL insert+commit", postgres), ("NATS round trip", round),
-        ("sandbox answer", sandbox),
+        ("PostgreSQL insert+commit", floors.postgres), ("NATS round trip", floors.nats),
+        ("sandbox answer", floors.sandbox),
       ] {
         table.add(
           floor, name, "\(samples.count)", ms(samples.median), ms(samples.percentile(90)),
           ms(samples.p99), ms(samples.maximum))
       }
-      let sum = postgres.median + round.median + sandbox.median
-      let p99Sum = postgres.p99 + round.p99 + sandbox.p99
-      table.add("sum", name, "", ms(sum), "", ms(p99Sum), "")
+      table.add("sum", name, "", ms(floors.medianSum), "", ms(floors.p99Sum), "")
     }
     try await db.pool.query("DROP SCHEMA \(identifier: db.schema) CASCADE")
     await db.pool.close()

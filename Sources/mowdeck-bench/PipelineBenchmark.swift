@@ -46,10 +46,10 @@ struct PipelineBenchmark {
     defer { rig.stop() }
 
     var floors = PipelineFloors()
-    floors.postgres = try await Floors.postgresInsertCommit(pool: db.pool, count: 300)
-    floors.nats = try await Floors.natsRoundTrip(
+    floors.quiet.postgres = try await Floors.postgresInsertCommit(pool: db.pool, count: 300)
+    floors.quiet.nats = try await Floors.natsRoundTrip(
       nats: nats, subject: rig.subjects.prefix + "floor", count: 500)
-    floors.sandbox = try rig.sandboxAnswerTimes(count: 200)
+    floors.quiet.sandbox = try rig.sandboxAnswerTimes(count: 200)
 
     var workers: [String] = []
     for name in ["FanoutWorker", "PhotoWorker", "APNsWorker", "ImageServeWorker"] {
@@ -222,25 +222,27 @@ struct PipelineCollected {
   var photosFailed = 0
 }
 
-struct PipelineFloors {
+/// The three floors of one measurement: a bare insert and commit, a NATS round trip, one
+/// request to the sandbox.
+struct FloorSamples {
   var postgres = Samples()
   var nats = Samples()
   var sandbox = Samples()
-  /// The same three, probed ten times a second while the load runs.
-  var underLoad: LoadedFloors?
-  /// The time an alarm's push cannot beat: a NATS hop, a commit, the sandbox's answer,
-  /// each at its median on the quiet machine before the load. The targets use this one.
-  var sum: Double { postgres.median + nats.median + sandbox.median }
+  /// One hop of each at its median.
+  var medianSum: Double { postgres.median + nats.median + sandbox.median }
+  /// One hop of each at its tail: beside a load, what the pipeline's own p99 is set against.
+  var p99Sum: Double { postgres.p99 + nats.p99 + sandbox.p99 }
 }
 
-/// The floors measured beside the load, on the machine as busy as the pipeline finds it.
-struct LoadedFloors {
-  var postgres = Samples()
-  var nats = Samples()
-  var sandbox = Samples()
-  /// The three floors' p99s added up: what one hop of each costs at the tail under the
-  /// same load, to set the pipeline's own p99 against.
-  var p99Sum: Double { postgres.p99 + nats.p99 + sandbox.p99 }
+struct PipelineFloors {
+  /// Back to back on the quiet machine, before the load.
+  var quiet = FloorSamples()
+  /// The same three, probed ten times a second while the load runs, on the machine as busy
+  /// as the pipeline finds it.
+  var underLoad: FloorSamples?
+  /// The time an alarm's push cannot beat: a NATS hop, a commit, the sandbox's answer,
+  /// each at its median on the quiet machine before the load. The targets use this one.
+  var sum: Double { quiet.medianSum }
 }
 
 /// Probes the three floors ten times a second each for the length of the load. The
@@ -254,7 +256,7 @@ struct LoadedFloorProbe {
 
   /// The probe's figures, or nil with a line saying why: a probe that fails must not take
   /// the run's own results with it.
-  func measureOrReport(pool: DatabasePool, rig: PipelineRig) async -> LoadedFloors? {
+  func measureOrReport(pool: DatabasePool, rig: PipelineRig) async -> FloorSamples? {
     do {
       // A connection of its own: the load generator's publishes are requests on the
       // shared one, and would queue the probe's round trips behind them.
@@ -269,7 +271,7 @@ struct LoadedFloorProbe {
   }
 
   private func measure(pool: DatabasePool, nats: NATSClient, rig: PipelineRig) async throws
-    -> LoadedFloors
+    -> FloorSamples
   {
     let count = seconds * Self.perSecond
     let every = Duration.seconds(1) / Self.perSecond
@@ -286,7 +288,7 @@ struct LoadedFloorProbe {
     async let postgres = Floors.postgresInsertCommit(pool: pool, count: count, every: every)
     async let round = Floors.natsRoundTrip(
       nats: nats, subject: rig.subjects.prefix + "loaded-floor", count: count, every: every)
-    var floors = LoadedFloors()
+    var floors = FloorSamples()
     floors.postgres = try await postgres
     floors.nats = try await round
     floors.sandbox = try await sandbox.value

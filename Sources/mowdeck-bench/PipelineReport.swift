@@ -82,8 +82,9 @@ struct PipelineResult {
       "phone: followed / attached / gave up", "\(phone.followed)", "\(phone.attached)",
       "\(phone.gaveUp)", "", "", "")
     for (name, floor) in [
-      ("floor: NATS round trip", floors.nats), ("floor: PostgreSQL insert+commit", floors.postgres),
-      ("floor: sandbox answer", floors.sandbox),
+      ("floor: NATS round trip", floors.quiet.nats),
+      ("floor: PostgreSQL insert+commit", floors.quiet.postgres),
+      ("floor: sandbox answer", floors.quiet.sandbox),
     ] {
       table.add(name, "\(floor.count)", ms(floor.median), ms(floor.p99), ms(floor.maximum), "", "")
     }

@@ -55,6 +55,14 @@ import Testing
       return process
     }
 
+    /// A camera simulator answering after `latencyMs`, each mower as `behaviours` says
+    /// (`photo`, `photo:SIZE`, `asleep`, `oversized`...: the simulator's `--mower` option).
+    func simulator(latencyMs: Int, behaviours: [String: String]) async throws -> WorkerProcess {
+      try await simulator(
+        ["--latency-ms", String(latencyMs)]
+          + behaviours.flatMap { ["--mower", "\($0.key)=\($0.value)"] })
+    }
+
     /// Reserves photos as the fan-out does: an alarm row and a pending reservation each.
     @discardableResult
     func reserve(mower: String, count: Int = 1, createdSecondsAgo: Double = 0) async throws
@@ -150,8 +158,7 @@ import Testing
       "m-nocam": "no_camera", "m-busy": "busy", "m-error": "error", "m-garbage": "garbage",
       "m-big": "oversized", "m-trunc": "truncated", "m-silent": "silent",
     ]
-    let simulator = try await stack.simulator(
-      ["--latency-ms", "20"] + behaviours.flatMap { ["--mower", "\($0.key)=\($0.value)"] })
+    let simulator = try await stack.simulator(latencyMs: 20, behaviours: behaviours)
     defer { simulator.stop() }
     let worker = try await stack.photoWorker()
     defer { worker.stop() }
@@ -379,8 +386,7 @@ import Testing
     let behaviours = [
       "m-held": "photo:\(budget)", "m-asleep": "asleep", "m-busy": "busy", "m-big": "oversized",
     ]
-    let simulator = try await stack.simulator(
-      ["--latency-ms", "0"] + behaviours.flatMap { ["--mower", "\($0.key)=\($0.value)"] })
+    let simulator = try await stack.simulator(latencyMs: 0, behaviours: behaviours)
     defer { simulator.stop() }
     let worker = try await stack.photoWorker()
     defer { worker.stop() }
