@@ -48,7 +48,7 @@ import Testing
       try await pool.query("SELECT * FROM evolving WHERE a = \(1)")
       Issue.record("PostgreSQL should refuse the changed result type")
     } catch let error as DatabaseError {
-      guard case .statementFailed("0A000", _, _) = error else { throw error }
+      guard case .statementFailed("0A000", _, _, _) = error else { throw error }
     }
     // The unit of work failed once, as after any lost connection; its retry succeeds.
     let answered = try await pool.query("SELECT * FROM evolving WHERE a = \(1)")

@@ -10,7 +10,7 @@ func statementFailure(_ body: () async throws -> Void) async -> (
     try await body()
     Issue.record("the statement should fail")
   } catch let error as DatabaseError {
-    if case .statementFailed(let state, _, _) = error { return (state, error) }
+    if case .statementFailed(let state, _, _, _) = error { return (state, error) }
     Issue.record("unexpected \(error)")
   } catch {
     Issue.record("unexpected \(error)")

@@ -246,9 +246,12 @@ public final class PostgresConnection: @unchecked Sendable {
     let message =
       result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "M"))) }
       .map { String(cString: $0) } ?? String(cString: PQerrorMessage(handle))
+    let constraint =
+      result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "n"))) }
+      .map { String(cString: $0) }
     let failure = DatabaseError.statementFailed(
       sqlState: state, message: Self.withoutValues(message, sqlState: state),
-      statement: statement)
+      statement: statement, constraint: constraint)
     if failure.isConnectionProblem { broken.withLock { $0 = true } }
     return .failure(failure)
   }
