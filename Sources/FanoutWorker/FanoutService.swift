@@ -4,6 +4,12 @@ import FoundationEssentials
 /// The fan-out stage: pulls alarms from the shared durable JetStream consumer, decides each
 /// in one transaction, acknowledges only after the commit, then offers the deliveries to
 /// an APNs worker and rings the photo stage.
+///
+/// Alarms wait in one lane per mower (`AlarmLanes`): a mower's alarms in stream order, the
+/// mowers independent of each other, and the fetch loop never waits for a lane. Errors are
+/// classed (`DatabaseError.failureClass`): an outage is retried for as long as it lasts, an
+/// alarm PostgreSQL refuses is rejected at once, and one that keeps failing in ways nobody
+/// can class is rejected as `undecidable` after `maxAttempts`.
 struct FanoutService: Service {
   let store: FanoutStore
   let offers: DeliveryOffers
@@ -12,85 +18,90 @@ struct FanoutService: Service {
   let clock: any WallClock
   let logger: Logger
   let metrics: Metrics
-  /// Messages decided at once; different mowers only (one mower's alarms go in order).
-  let concurrency: Int
+  let progress: StageProgress
+  /// Alarms held in memory at once, queued in lanes or being decided; the rest wait in
+  /// JetStream. PostgreSQL work is bounded by the pool, not by this.
+  let maxHeld: Int
   let batchSize: Int
   let ackWaitSeconds: Int
+  let maxAttempts: Int
+
+  /// How often the consumer's backlog is read, which also notices a stream or consumer
+  /// that disappeared.
+  static let consumerCheckInterval: Duration = .seconds(2)
 
   func run() async throws {
     try await Migrator(pool: store.pool, logger: logger).migrateWhenReachable()
-    let consumer = try await connectConsumer()
+    let binding = ConsumerBinding(
+      jetStream: JetStream(client: nats), subjects: subjects,
+      ackWaitSeconds: Int64(ackWaitSeconds), logger: logger)
+    var consumer = try await binding.bind()
     logger.info(
       "fan-out running", ["stream": subjects.alarmsStream, "consumer": subjects.fanoutConsumer])
     // Not a child task: stopping must not cancel the offers under way, or their deliveries
     // would wait out their lease. They are drained after the last decision, each within
     // the answer timeout and a release.
     let offering = Task { await offers.run() }
-    var backoff = Backoff()
-    while !Task.isCancelled {
-      let messages: [JetStreamMessage]
-      do {
-        messages = try await consumer.fetch(batch: batchSize, timeout: .seconds(1))
-        backoff.reset()
-      } catch {
-        logger.warning("fetching alarms failed, retrying", ["error": error])
-        guard await backoff.wait() else { break }
-        continue
+    let lanes = AlarmLanes()
+    let room = Doorbell()
+    await withDiscardingTaskGroup { group in
+      var backoff = Backoff()
+      var lastCheck = ContinuousClock.now
+      while !Task.isCancelled {
+        if ContinuousClock.now - lastCheck >= Self.consumerCheckInterval {
+          consumer = await binding.check(consumer, held: lanes, progress: progress, clock: clock)
+          lastCheck = .now
+        }
+        let free = maxHeld - lanes.held
+        guard free > 0 else {
+          await room.wait(timeout: .seconds(1))
+          continue
+        }
+        let messages: [JetStreamMessage]
+        do {
+          messages = try await consumer.fetch(batch: min(free, batchSize), timeout: .seconds(1))
+          backoff.reset()
+        } catch {
+          logger.warning("fetching alarms failed, retrying", ["error": error])
+          // A fetch that fails may mean the stream or consumer is gone: look at once.
+          lastCheck = .now - Self.consumerCheckInterval
+          guard await backoff.wait() else { break }
+          continue
+        }
+        for message in messages where lanes.add(message) {
+          group.addTask { await runLane(from: message, lanes: lanes, room: room) }
+        }
       }
-      guard !messages.isEmpty else { continue }
-      await process(messages)
     }
     offers.finish()
     await offering.value
   }
 
-  private func connectConsumer() async throws -> PullConsumer {
-    var backoff = Backoff(initial: 0.2, maximum: 5)
-    while true {
-      do {
-        let jetStream = JetStream(client: nats)
-        try await jetStream.ensureStream(
-          name: subjects.alarmsStream, subjects: [subjects.alarmsWildcard])
-        return try await jetStream.pullConsumer(
-          stream: subjects.alarmsStream, durable: subjects.fanoutConsumer,
-          filter: subjects.alarmsWildcard, ackWaitSeconds: Int64(ackWaitSeconds))
-      } catch {
-        logger.warning("JetStream not ready, retrying", ["error": error])
-        guard await backoff.wait() else { throw CancellationError() }
+  /// Decides a mower's alarms one after another until its lane is empty.
+  private func runLane(from first: JetStreamMessage, lanes: AlarmLanes, room: Doorbell) async {
+    var next: JetStreamMessage? = first
+    while let message = next {
+      guard !Task.isCancelled else {
+        // Stopping: what is left stays unacknowledged and JetStream delivers it again.
+        lanes.abandon(message.subject)
+        return
       }
+      await handle(message)
+      next = lanes.finish(message)
+      await room.ring()
     }
   }
 
-  /// Decides a batch: one mower's messages in stream order, different mowers in parallel.
-  private func process(_ messages: [JetStreamMessage]) async {
-    var lanes: [String: [JetStreamMessage]] = [:]
-    var order: [String] = []
-    for message in messages {
-      if lanes[message.subject] == nil { order.append(message.subject) }
-      lanes[message.subject, default: []].append(message)
-    }
-    await withTaskGroup(of: Void.self) { group in
-      var running = 0
-      for subject in order {
-        if running >= concurrency {
-          await group.next()
-          running -= 1
-        }
-        let lane = lanes[subject] ?? []
-        group.addTask {
-          for message in lane { await handle(message) }
-        }
-        running += 1
-      }
-    }
-  }
-
-  /// Handles one message until it is committed; retries outside failures with backoff and
-  /// leaves the message unacknowledged when stopped, so JetStream redelivers it.
+  /// Handles one message until it is committed or rejected; leaves it unacknowledged when
+  /// stopped, so JetStream redelivers it.
   private func handle(_ message: JetStreamMessage) async {
     let started = ContinuousClock.now
     var backoff = Backoff(initial: 0.05, maximum: 2)
+    var attempts = 0
+    var lastTouched = started
     while true {
+      attempts += 1
+      let failure: any Error
       do {
         let outcome = try await store.handle(
           subject: message.subject, payload: message.data,
@@ -98,12 +109,63 @@ struct FanoutService: Service {
         acknowledge(message, outcome: outcome, started: started)
         return
       } catch {
-        metrics.increment("mowdeck_fanout_failures_total")
-        logger.warning(
-          "deciding an alarm failed, retrying",
-          ["error": error, "stream_seq": Int(message.streamSequence)])
-        guard await backoff.wait() else { return }
+        failure = error
       }
+      let failureClass = (failure as? DatabaseError)?.failureClass ?? .unknown
+      metrics.increment("mowdeck_fanout_failures_total", labels: ["class": failureClass.rawValue])
+      // Earlier deliveries of this message failed too (on this replica or another).
+      let tries = attempts + Int(message.deliveryCount > 1 ? message.deliveryCount - 1 : 0)
+      if let rejection = rejection(after: failure, failureClass, tries: tries),
+        let outcome = await recordRejection(rejection, of: message)
+      {
+        acknowledge(message, outcome: outcome, started: started)
+        return
+      }
+      logger.warning(
+        "deciding an alarm failed, retrying",
+        [
+          "error": failure, "class": failureClass.rawValue, "attempt": attempts,
+          "subject": message.subject, "stream_seq": Int(message.streamSequence),
+        ])
+      // A long retry keeps its claim on the message, so no other replica takes it meanwhile.
+      if ContinuousClock.now - lastTouched > .seconds(ackWaitSeconds) / 3 {
+        try? message.inProgress()
+        lastTouched = .now
+      }
+      guard await backoff.wait() else { return }
+    }
+  }
+
+  /// Whether a failed attempt ends the message as rejected: at once when PostgreSQL refused
+  /// its content, after `maxAttempts` when nobody can class the error, never in an outage.
+  private func rejection(
+    after failure: any Error, _ failureClass: DatabaseFailureClass, tries: Int
+  ) -> IngressRejection? {
+    switch failureClass {
+    case .outage: return nil
+    case .content:
+      return (failure as? DatabaseError).map(IngressRejection.refused)
+    case .unknown:
+      return tries >= maxAttempts ? .undecidable(after: failure, attempts: tries) : nil
+    }
+  }
+
+  /// Writes the rejection; nil when that failed too (the caller retries the whole message).
+  private func recordRejection(_ rejection: IngressRejection, of message: JetStreamMessage) async
+    -> FanoutOutcome?
+  {
+    do {
+      let outcome = try await store.reject(
+        rejection, subject: message.subject, payload: message.data,
+        streamSequence: message.streamSequence)
+      metrics.increment("mowdeck_fanout_rejected_total", labels: ["reason": rejection.reason])
+      logger.warning(
+        "alarm given up",
+        ["reason": rejection.reason, "subject": message.subject, "details": rejection.details])
+      return outcome
+    } catch {
+      logger.warning("recording a rejection failed", ["error": error])
+      return nil
     }
   }
 
@@ -116,6 +178,7 @@ struct FanoutService: Service {
       // Harmless: the redelivery finds its ingress record and changes nothing.
       logger.warning("ack failed", ["error": error, "stream_seq": Int(message.streamSequence)])
     }
+    progress.progressed()
     let elapsed = ContinuousClock.now - started
     metrics.observe("mowdeck_fanout_decision_seconds", elapsed.seconds)
     metrics.increment("mowdeck_fanout_alarms_total", labels: ["outcome": outcome.kind.rawValue])

@@ -16,43 +16,54 @@ struct FanoutStore: Sendable {
       switch IngressAlarm.parse(subject: subject, subjects: subjects, payload: payload) {
       case .failure(let rejection):
         return try await reject(
-          rejection, subject: subject, payload: payload, streamSequence: streamSequence)
+          IngressRejection(rejection), subject: subject, payload: payload,
+          streamSequence: streamSequence)
       case .success(let alarm):
         return try await decide(alarm, streamSequence: streamSequence, receivedAt: receivedAt)
       }
     } catch let error as DatabaseError
-      where error.isUniqueViolation && "\(error)".contains("ingress_messages")
+      where error.isUniqueViolation
+      && (error.constraint == "ingress_messages_pkey" || error.constraint == "alarms_pkey")
     {
-      // Committed earlier by this or another replica; the ack was lost. Nothing new happens.
+      // Committed a moment ago by another replica, past this one's `seen` check.
       return FanoutOutcome(
-        kind: .alreadyHandled, correlationID: Self.correlationID(streamSequence: streamSequence),
-        mowerID: nil)
+        kind: .alreadyHandled,
+        correlationID: Self.correlationID(
+          subject: subject, payload: payload, streamSequence: streamSequence), mowerID: nil)
     }
   }
 
-  private func reject(
-    _ rejection: IngressAlarm.Rejection, subject: String, payload: [UInt8], streamSequence: UInt64
+  /// Records that a message was rejected, once per correlation id: a redelivery, or the
+  /// same payload published again, records nothing new.
+  func reject(
+    _ rejection: IngressRejection, subject: String, payload: [UInt8], streamSequence: UInt64
   ) async throws -> FanoutOutcome {
-    let correlationID =
-      IngressAlarm.eventIDIfAny(in: payload) ?? Self.correlationID(streamSequence: streamSequence)
-    let mowerID =
-      subject.hasPrefix(subjects.alarmSubjectPrefix)
-      ? String(subject.dropFirst(subjects.alarmSubjectPrefix.count)) : nil
-    try await pool.withTransaction { tx in
-      try recordIngress(streamSequence, correlationID, "rejected", tx)
-      try eventLog.append(
-        [
-          NewEvent(
-            .alarmRejected, correlationID: correlationID,
-            data: [
-              "reason": rejection.rawValue, "subject": subject, "mower_id": mowerID,
-              "stream_seq": Int(streamSequence), "payload_bytes": payload.count,
-              "payload_sha256": Digest.sha256Hex(payload),
-            ])
-        ], in: tx)
+    let correlationID = Self.correlationID(
+      subject: subject, payload: payload, streamSequence: streamSequence)
+    let mowerID = Self.mowerID(fromSubject: subject, subjects: subjects)
+    var data: [String: any Sendable] = [
+      "reason": rejection.reason, "subject": CleanText.clean(subject, maximumCharacters: 256),
+      "mower_id": mowerID as (any Sendable)?, "stream_seq": Int(streamSequence),
+      "payload_bytes": payload.count,
+      "payload_sha256": Digest.sha256Hex(payload),
+    ]
+    for (key, value) in rejection.details { data[key] = value }
+    let event = NewEvent(.alarmRejected, correlationID: correlationID, data: data)
+    let recorded = try await pool.withTransaction { tx in
+      let inserted = try tx.query(
+        """
+        INSERT INTO ingress_messages (stream_seq, correlation_id, outcome)
+        VALUES (\(Int64(streamSequence)), \(correlationID), 'rejected')
+        ON CONFLICT (correlation_id) DO NOTHING
+        RETURNING correlation_id
+        """)
+      guard !inserted.isEmpty else { return false }
+      try eventLog.append([event], in: tx)
+      return true
     }
     return FanoutOutcome(
-      kind: .rejected, correlationID: correlationID, mowerID: mowerID, detail: rejection.rawValue)
+      kind: recorded ? .rejected : .alreadyHandled, correlationID: correlationID,
+      mowerID: mowerID, detail: rejection.reason)
   }
 
   private func decide(_ alarm: IngressAlarm, streamSequence: UInt64, receivedAt: Date)
@@ -71,7 +82,8 @@ struct FanoutStore: Sendable {
           RETURNING last_theft_push_at, last_error_push_at, last_photo_at, photo_times
         )
         SELECT locked.*, now() AS transaction_start, nextval('lease_tokens') AS lease_token,
-          EXISTS (SELECT 1 FROM alarms WHERE event_id = \(alarm.eventID)) AS seen,
+          (EXISTS (SELECT 1 FROM ingress_messages WHERE correlation_id = \(alarm.eventID))
+            OR EXISTS (SELECT 1 FROM alarms WHERE event_id = \(alarm.eventID))) AS seen,
           (SELECT coalesce(json_agg(json_build_object(
               'user_id', g.user_id,
               'devices', (SELECT coalesce(json_agg(json_build_object(
@@ -84,7 +96,6 @@ struct FanoutStore: Sendable {
         FROM locked
         """)[0]
       if try row.bool("seen") {
-        try recordIngress(streamSequence, alarm.eventID, "duplicate", tx)
         return FanoutOutcome(kind: .duplicate, correlationID: alarm.eventID, mowerID: alarm.mowerID)
       }
       let state = MowerState(
@@ -171,19 +182,20 @@ struct FanoutStore: Sendable {
       """)
   }
 
-  private func recordIngress(
-    _ streamSequence: UInt64, _ correlationID: UUID, _ outcome: String, _ tx: Transaction
-  ) throws {
-    try tx.query(
-      """
-      INSERT INTO ingress_messages (stream_seq, correlation_id, outcome)
-      VALUES (\(Int64(streamSequence)), \(correlationID), \(outcome))
-      """)
+  /// The alarm's own `event_id` when the payload carries a usable one: the idempotency key
+  /// (CONTRACT.md section 3). A message without one is no alarm, just a fact to record once
+  /// per delivery of it: an id derived from its subject, bytes and stream sequence, so that
+  /// a redelivery correlates the same way and the same bytes published twice count twice.
+  static func correlationID(subject: String, payload: [UInt8], streamSequence: UInt64) -> UUID {
+    if let eventID = IngressAlarm.eventIDIfAny(in: payload) { return eventID }
+    let digest = Digest.sha256Hex(Array(subject.utf8) + [0] + payload)
+    return Digest.uuid(from: "mowdeck.ingress.\(streamSequence).\(digest)")
   }
 
-  /// A stable id for a message that carries no usable event id: the same message,
-  /// redelivered, correlates the same way.
-  static func correlationID(streamSequence: UInt64) -> UUID {
-    Digest.uuid(from: "mowdeck.ingress.\(streamSequence)")
+  /// The mower a subject names, cleaned for the event log; nil for another subject.
+  static func mowerID(fromSubject subject: String, subjects: Subjects) -> String? {
+    guard subject.hasPrefix(subjects.alarmSubjectPrefix) else { return nil }
+    return CleanText.clean(
+      subject.dropFirst(subjects.alarmSubjectPrefix.count), maximumCharacters: 200)
   }
 }

@@ -16,16 +16,20 @@ enum FanoutWorker {
     let store = FanoutStore(
       pool: pool, rules: DecisionRules(configuration: configuration), subjects: subjects)
     let metrics = Metrics()
+    let progress = StageProgress(
+      stage: "fanout", stallLimit: .seconds(configuration.stallSeconds), metrics: metrics)
     let endpoint = try MonitoringEndpoint.start(
-      listen: configuration.metricsListen, pool: pool, nats: nats, metrics: metrics, logger: logger)
+      listen: configuration.metricsListen, pool: pool, nats: nats, metrics: metrics,
+      progress: progress, logger: logger)
     let service = FanoutService(
       store: store,
       offers: DeliveryOffers(
         store: store, nats: nats, subjects: subjects, logger: logger, metrics: metrics,
         clock: clock),
       nats: nats, subjects: subjects, clock: clock, logger: logger,
-      metrics: metrics, concurrency: configuration.databasePoolSize, batchSize: 64,
-      ackWaitSeconds: configuration.fanoutAckWaitSeconds)
+      metrics: metrics, progress: progress, maxHeld: 512, batchSize: 64,
+      ackWaitSeconds: configuration.fanoutAckWaitSeconds,
+      maxAttempts: configuration.fanoutMaxAttempts)
     return MonitoredService(service, endpoint: endpoint)
   }
 }

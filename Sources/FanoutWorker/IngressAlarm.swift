@@ -14,6 +14,8 @@ struct IngressAlarm: Sendable, Equatable {
 
   /// Why a payload was rejected; the raw value is the `reason` of `alarm.rejected`.
   enum Rejection: String, Error, Sendable {
+    case payloadTooLarge = "payload_too_large"
+    case nestedTooDeep = "nested_too_deep"
     case invalidJSON = "invalid_json"
     case missingEventID = "missing_event_id"
     case invalidEventID = "invalid_event_id"
@@ -29,23 +31,42 @@ struct IngressAlarm: Sendable, Equatable {
     case invalidReason = "invalid_reason"
   }
 
-  /// The event id a rejected payload still carries, if any, to correlate its rejection.
-  static func eventIDIfAny(in payload: [UInt8]) -> UUID? {
-    (JSON.object(from: payload)?["event_id"] as? String).flatMap(UUID.init(uuidString:))
+  /// The contract's limits on hostile input (CONTRACT.md section 3, "Hostile input").
+  enum Limits {
+    static let payloadBytes = 64 * 1024
+    /// Levels of arrays and objects, the alarm object itself being the first.
+    static let nestingDepth = 32
+    static let mowerNameCharacters = 64
+    static let reasonCharacters = 128
+    static let mowerIDCharacters = 200
+    /// No real alarm happened before this: earlier instants are a firmware's clock unset.
+    static let earliestOccurredAt = Date(timeIntervalSince1970: 0)
   }
 
-  /// Checks a payload in the order the contract's examples imply: JSON, event id, mower,
-  /// kind, time, optional fields.
+  /// The event id a rejected payload still carries, if any, to correlate its rejection.
+  static func eventIDIfAny(in payload: [UInt8]) -> UUID? {
+    guard payload.count <= Limits.payloadBytes else { return nil }
+    return (JSON.object(from: payload, maximumDepth: Limits.nestingDepth)?["event_id"] as? String)
+      .flatMap(UUID.init(uuidString:))
+  }
+
+  /// Checks a payload in the order the contract's examples imply: size and nesting, JSON,
+  /// event id, mower, kind, time, optional fields. Names and reasons are cleaned and cut,
+  /// not refused: the alarm still matters when its text is odd.
   static func parse(subject: String, subjects: Subjects, payload: [UInt8]) -> Result<
     IngressAlarm, Rejection
   > {
-    guard let object = JSON.object(from: payload) else { return .failure(.invalidJSON) }
+    guard payload.count <= Limits.payloadBytes else { return .failure(.payloadTooLarge) }
+    guard let object = JSON.object(from: payload, maximumDepth: Limits.nestingDepth) else {
+      return .failure(
+        JSON.nestingExceeds(Limits.nestingDepth, in: payload) ? .nestedTooDeep : .invalidJSON)
+    }
     guard let rawID = object["event_id"] else { return .failure(.missingEventID) }
     guard let idText = rawID as? String, let eventID = UUID(uuidString: idText) else {
       return .failure(.invalidEventID)
     }
     guard let rawMower = object["mower_id"] else { return .failure(.missingMowerID) }
-    guard let mowerID = rawMower as? String, !mowerID.isEmpty, mowerID.count <= 200 else {
+    guard let mowerID = rawMower as? String, isValidMowerID(mowerID) else {
       return .failure(.invalidMowerID)
     }
     guard subject == subjects.alarm(mowerID: mowerID) else { return .failure(.subjectMismatch) }
@@ -55,7 +76,9 @@ struct IngressAlarm: Sendable, Equatable {
       return .failure(.unknownKind)
     }
     guard let rawTime = object["occurred_at"] else { return .failure(.missingOccurredAt) }
-    guard let timeText = rawTime as? String, let occurredAt = Timestamp.parse(timeText) else {
+    guard let timeText = rawTime as? String, let occurredAt = Timestamp.parse(timeText),
+      occurredAt >= Limits.earliestOccurredAt
+    else {
       return .failure(.invalidOccurredAt)
     }
     let mowerName = object["mower_name"]
@@ -67,6 +90,24 @@ struct IngressAlarm: Sendable, Equatable {
     return .success(
       IngressAlarm(
         eventID: eventID, mowerID: mowerID, kind: kind, alarmClass: alarmClass,
-        occurredAt: occurredAt, mowerName: mowerName as? String, reason: reason as? String))
+        occurredAt: occurredAt,
+        mowerName: cleaned(mowerName as? String, Limits.mowerNameCharacters),
+        reason: cleaned(reason as? String, Limits.reasonCharacters)))
+  }
+
+  /// A mower id is one NATS subject token: printable, no dots or wildcards, not too long.
+  private static func isValidMowerID(_ id: String) -> Bool {
+    guard !id.isEmpty, id.count <= Limits.mowerIDCharacters else { return false }
+    return id.unicodeScalars.allSatisfy { scalar in
+      scalar.value > 0x20 && scalar.value != 0x7F && scalar != "." && scalar != "*"
+        && scalar != ">"
+    }
+  }
+
+  /// Optional text without control characters, cut to `limit`; nil when nothing is left.
+  private static func cleaned(_ text: String?, _ limit: Int) -> String? {
+    guard let text else { return nil }
+    let clean = CleanText.clean(text, maximumCharacters: limit)
+    return clean.isEmpty ? nil : clean
   }
 }

@@ -49,6 +49,12 @@ public struct Configuration: Sendable {
   public var apnsLeaseSeconds: Int
   /// Where every worker answers `/healthz` and `/metrics`.
   public var metricsListen: String
+  /// A worker that has had work waiting this long without finishing any reports itself
+  /// unhealthy, so that an orchestrator restarts it.
+  public var stallSeconds: Int
+  /// Attempts at one alarm that keeps failing with an error nobody can class, before it is
+  /// rejected as `undecidable` (an outage never counts).
+  public var fanoutMaxAttempts: Int
 
   public static let defaultDatabaseURL = "postgresql://mowdeck:mowdeck@127.0.0.1:5432/mowdeck"
 
@@ -103,7 +109,9 @@ public struct Configuration: Sendable {
       eventsRetentionDays: try reader.positive("MOWDECK_EVENTS_RETENTION_DAYS", 30),
       pruneBatchSize: try reader.positive("MOWDECK_PRUNE_BATCH_SIZE", 5000),
       apnsLeaseSeconds: try reader.positive("MOWDECK_APNS_LEASE_SECONDS", 30),
-      metricsListen: try reader.listenAddress("MOWDECK_METRICS_LISTEN") ?? "0.0.0.0:9090"
+      metricsListen: try reader.listenAddress("MOWDECK_METRICS_LISTEN") ?? "0.0.0.0:9090",
+      stallSeconds: try reader.positive("MOWDECK_STALL_SECONDS", 60),
+      fanoutMaxAttempts: try reader.positive("MOWDECK_FANOUT_MAX_ATTEMPTS", 5)
     )
   }
 

@@ -1,10 +1,12 @@
 import FoundationEssentials
 
 extension HTTPRouter {
-  /// `GET /healthz` (200 when PostgreSQL answers and NATS is connected, else 503, with a
-  /// JSON line saying which) and `GET /metrics` (Prometheus text): what every worker serves.
+  /// `GET /healthz` (200 when PostgreSQL answers, NATS is connected and the stage is not
+  /// stalled, else 503, with a JSON line saying which) and `GET /metrics` (Prometheus
+  /// text): what every worker serves.
   public mutating func addHealthAndMetrics(
-    pool: DatabasePool, nats: NATSClient?, metrics: Metrics, timeout: Duration = .seconds(2)
+    pool: DatabasePool, nats: NATSClient?, metrics: Metrics, progress: StageProgress? = nil,
+    timeout: Duration = .seconds(2)
   ) {
     get("/healthz") { _ in
       .later {
@@ -18,8 +20,15 @@ extension HTTPRouter {
         let messaging = nats?.isConnected ?? true
         var object: [String: Any] = ["postgres": database ? "ok" : "unreachable"]
         if let nats { object["nats"] = nats.isConnected ? "ok" : "unreachable" }
-        object["status"] = database && messaging ? "ok" : "unavailable"
-        return .json(database && messaging ? 200 : 503, object)
+        let stalled = progress?.stalled()
+        if let progress {
+          object["progress"] =
+            stalled.map { "stalled for \(Int($0.components.seconds)) s" } ?? "ok"
+          object["stage"] = progress.stage
+        }
+        let healthy = database && messaging && stalled == nil
+        object["status"] = healthy ? "ok" : "unavailable"
+        return .json(healthy ? 200 : 503, object)
           .adding("Cache-Control", "no-store")
       }
     }

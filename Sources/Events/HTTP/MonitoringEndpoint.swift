@@ -2,10 +2,11 @@
 /// health checks and Prometheus. One thread; it answers only those two routes.
 public enum MonitoringEndpoint {
   public static func start(
-    listen: String, pool: DatabasePool, nats: NATSClient?, metrics: Metrics, logger: Logger
+    listen: String, pool: DatabasePool, nats: NATSClient?, metrics: Metrics,
+    progress: StageProgress? = nil, logger: Logger
   ) throws(HTTPServerError) -> HTTPServer {
     var router = HTTPRouter()
-    router.addHealthAndMetrics(pool: pool, nats: nats, metrics: metrics)
+    router.addHealthAndMetrics(pool: pool, nats: nats, metrics: metrics, progress: progress)
     return try HTTPServer.start(
       listen: listen, router: router, logger: logger, metrics: metrics,
       options: HTTPServer.Options(threads: 1, connectionLimit: 64))

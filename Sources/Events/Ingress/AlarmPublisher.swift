@@ -79,19 +79,24 @@ public actor AlarmPublisher {
     subject: String, payload: [UInt8], messageID: String? = nil, timeout: Duration
   ) async throws -> DecidedAlarm {
     let sequence = try await publish(subject: subject, payload: payload, messageID: messageID)
-    return try await waitDecided(sequence, timeout: timeout)
+    let eventID = (JSON.object(from: payload)?["event_id"] as? String).flatMap(
+      UUID.init(uuidString:))
+    return try await waitDecided(sequence, eventID: eventID, timeout: timeout)
   }
 
   /// Waits for the decision about `sequence`, asking the database each second in case the
-  /// fan-out's message was lost.
-  public func waitDecided(_ sequence: UInt64, timeout: Duration) async throws -> DecidedAlarm {
+  /// fan-out's message was lost: by the alarm's `event_id`, which the handled messages are
+  /// keyed by (a stream sequence names a message only while its stream lives).
+  public func waitDecided(_ sequence: UInt64, eventID: UUID?, timeout: Duration) async throws
+    -> DecidedAlarm
+  {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
       if let decided = await wait(sequence, upTo: .seconds(1)) { return decided }
       // The database may be restarting: then ask again next second.
-      if let pool,
+      if let pool, let eventID,
         let row = try? await pool.query(
-          "SELECT outcome FROM ingress_messages WHERE stream_seq = \(Int64(sequence))"
+          "SELECT outcome FROM ingress_messages WHERE correlation_id = \(eventID)"
         ).first
       {
         return DecidedAlarm(

@@ -87,13 +87,14 @@ public struct HistoryRetention: Sendable {
     let rows = try await pool.query(
       """
       WITH doomed AS (
-        SELECT stream_seq FROM ingress_messages
+        SELECT correlation_id FROM ingress_messages
         WHERE handled_at < now() - make_interval(secs => \(maximumAgeSeconds))
         ORDER BY handled_at
         LIMIT \(messagesPerBatch)
         FOR UPDATE SKIP LOCKED
       ), deleted AS (
-        DELETE FROM ingress_messages m USING doomed WHERE m.stream_seq = doomed.stream_seq
+        DELETE FROM ingress_messages m USING doomed
+        WHERE m.correlation_id = doomed.correlation_id
         RETURNING 1
       )
       SELECT count(*) AS n FROM deleted

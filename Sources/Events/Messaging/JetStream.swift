@@ -117,6 +117,34 @@ public struct JetStream: Sendable {
     }
   }
 
+  /// What a durable consumer has waiting: messages not yet delivered, and delivered but not
+  /// acknowledged.
+  public struct ConsumerBacklog: Sendable, Equatable {
+    public let pending: UInt64
+    public let ackPending: Int64
+  }
+
+  /// The consumer's backlog; nil when the stream or the consumer does not exist (nats-server
+  /// restarted on empty storage, a stream deleted by mistake), so the caller re-creates them.
+  public func consumerBacklog(stream: String, durable: String) async throws(NATSError)
+    -> ConsumerBacklog?
+  {
+    try await blocking { () throws(NATSError) -> ConsumerBacklog? in
+      let js = try context()
+      defer { jsCtx_Destroy(js) }
+      var info: UnsafeMutablePointer<jsConsumerInfo>?
+      var code = jsErrCode(0)
+      let status = js_GetConsumerInfo(&info, js, stream, durable, nil, &code)
+      defer { jsConsumerInfo_Destroy(info) }
+      if status == NATS_NOT_FOUND { return nil }
+      guard status == NATS_OK, let info else {
+        throw NATSError("consumer info \(durable) (JetStream error \(code.rawValue))", status)
+      }
+      return ConsumerBacklog(
+        pending: info.pointee.NumPending, ackPending: info.pointee.NumAckPending)
+    }
+  }
+
   private func context() throws(NATSError) -> OpaquePointer {
     var js: OpaquePointer?
     var options = jsOptions()
@@ -202,6 +230,8 @@ public final class JetStreamMessage: @unchecked Sendable {
   public let data: [UInt8]
   public let streamSequence: UInt64
   public let deliveryCount: UInt64
+  /// When the stream stored the message: how long it has waited.
+  public let storedAt: Date
 
   init(owning message: OpaquePointer) {
     self.message = message
@@ -212,10 +242,12 @@ public final class JetStreamMessage: @unchecked Sendable {
     if natsMsg_GetMetaData(&meta, message) == NATS_OK, let meta {
       streamSequence = meta.pointee.Sequence.Stream
       deliveryCount = meta.pointee.NumDelivered
+      storedAt = Date(timeIntervalSince1970: Double(meta.pointee.Timestamp) / 1_000_000_000)
       jsMsgMetaData_Destroy(meta)
     } else {
       streamSequence = 0
       deliveryCount = 0
+      storedAt = Date()
     }
   }
 
@@ -229,5 +261,11 @@ public final class JetStreamMessage: @unchecked Sendable {
   /// Asks for redelivery later (after a failure that is not the message's fault).
   public func nak() throws(NATSError) {
     try check(natsMsg_Nak(message, nil), "nak")
+  }
+
+  /// Tells JetStream the message is still being worked on: its ack wait starts again, so a
+  /// message retried through an outage is not redelivered to another replica meanwhile.
+  public func inProgress() throws(NATSError) {
+    try check(natsMsg_InProgress(message, nil), "in progress")
   }
 }

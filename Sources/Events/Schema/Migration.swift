@@ -20,5 +20,6 @@ public struct Migration: Sendable {
     .v004Notifications,
     .v005Maintenance,
     .v006HistoryRetention,
+    .v007IngressByEventID,
   ]
 }

@@ -106,18 +106,52 @@ public enum JSON {
     out += "\""
   }
 
-  /// Parses a JSON object; nil when the text is not one.
-  public static func object(from bytes: some Collection<UInt8>) -> [String: Any]? {
-    value(from: bytes) as? [String: Any]
+  /// Parses a JSON object; nil when the text is not one, or nests arrays and objects more
+  /// than `maximumDepth` deep (the object itself is one level).
+  public static func object(from bytes: some Collection<UInt8>, maximumDepth: Int = 512)
+    -> [String: Any]?
+  {
+    value(from: bytes, maximumDepth: maximumDepth) as? [String: Any]
   }
 
   /// Parses any JSON value (see `JSONParser` for the Swift types); nil when the text is
   /// not exactly one.
-  public static func value(from bytes: some Collection<UInt8>) -> Any? {
-    if let parsed = bytes.withContiguousStorageIfAvailable({ JSONParser.parse($0) }) {
+  public static func value(from bytes: some Collection<UInt8>, maximumDepth: Int = 512) -> Any? {
+    if let parsed = bytes.withContiguousStorageIfAvailable({
+      JSONParser.parse($0, depthLimit: maximumDepth)
+    }) {
       return parsed
     }
-    return Array(bytes).withUnsafeBufferPointer { JSONParser.parse($0) }
+    return Array(bytes).withUnsafeBufferPointer { JSONParser.parse($0, depthLimit: maximumDepth) }
+  }
+
+  /// How deeply `bytes` nest arrays and objects, counted without parsing (brackets inside
+  /// strings do not count), stopping once past `limit`: tells "too deep" from "not JSON".
+  public static func nestingExceeds(_ limit: Int, in bytes: some Collection<UInt8>) -> Bool {
+    var depth = 0
+    var inString = false
+    var escaped = false
+    for byte in bytes {
+      if inString {
+        if escaped {
+          escaped = false
+        } else if byte == UInt8(ascii: "\\") {
+          escaped = true
+        } else if byte == UInt8(ascii: "\"") {
+          inString = false
+        }
+        continue
+      }
+      switch byte {
+      case UInt8(ascii: "\""): inString = true
+      case UInt8(ascii: "["), UInt8(ascii: "{"):
+        depth += 1
+        if depth > limit { return true }
+      case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+      default: break
+      }
+    }
+    return false
   }
 
   /// A parsed number as an integer: an `Int`, or a `Double` without a fraction that fits.

@@ -8,21 +8,25 @@
 /// `JSONParserTests` holds it to `JSONSerialization`'s verdicts and values.
 struct JSONParser: ~Copyable {
   /// Deeper nesting than this is refused rather than risking the stack on hostile input
-  /// (`JSONSerialization`'s limit too).
+  /// (`JSONSerialization`'s limit too); callers that expect flat messages pass less.
   static let maximumDepth = 512
 
   private let bytes: UnsafeBufferPointer<UInt8>
+  private let depthLimit: Int
   private var index = 0
 
-  private init(bytes: UnsafeBufferPointer<UInt8>) {
+  private init(bytes: UnsafeBufferPointer<UInt8>, depthLimit: Int) {
     self.bytes = bytes
+    self.depthLimit = min(depthLimit, Self.maximumDepth)
   }
 
   /// The value the whole text holds; nil when it is not exactly one JSON value. A leading
   /// UTF-8 byte order mark is skipped (RFC 8259 section 8.1 allows it); UTF-16 and UTF-32
   /// text, which `JSONSerialization` would also decode, is refused.
-  static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Any? {
-    var parser = JSONParser(bytes: bytes)
+  /// Arrays and objects nested more than `depthLimit` deep make the text unreadable: the
+  /// recursion never goes deeper than that, whatever the input.
+  static func parse(_ bytes: UnsafeBufferPointer<UInt8>, depthLimit: Int = maximumDepth) -> Any? {
+    var parser = JSONParser(bytes: bytes, depthLimit: depthLimit)
     if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }
     guard let value = parser.value(depth: 0) else { return nil }
     parser.skipWhitespace()
@@ -31,7 +35,7 @@ struct JSONParser: ~Copyable {
 
   private mutating func value(depth: Int) -> Any? {
     skipWhitespace()
-    guard index < bytes.count, depth < Self.maximumDepth else { return nil }
+    guard index < bytes.count, depth < depthLimit else { return nil }
     switch bytes[index] {
     case UInt8(ascii: "{"): return object(depth: depth)
     case UInt8(ascii: "["): return array(depth: depth)
