@@ -10,7 +10,8 @@ enum DeliveryAction: Sendable, Equatable {
   case retry(status: Int?, reason: String)
   /// 403 ExpiredProviderToken or InvalidProviderToken: sign a new JWT and try once more.
   case renewTokenAndRetry(reason: String)
-  /// For good. `deactivateDevice` for BadDeviceToken, and Unregistered newer than the token.
+  /// For good. `deactivateDevice` for BadDeviceToken, and Unregistered newer than the token
+  /// (which `DeliveryStore.finish` checks again when it writes).
   case failed(status: Int?, reason: String, deactivateDevice: Bool, apnsTimestamp: Int64?)
 }
 
@@ -46,7 +47,9 @@ enum DeliveryPolicy {
         return .renewTokenAndRetry(reason: reason)
       case 410 where reason == "Unregistered":
         // APNs's timestamp says when the token stopped being valid; a token registered
-        // after that (the app reinstalled) is still good.
+        // after that (the app reinstalled) is still good. The claim's registration time
+        // only rules out what is already known; the store checks again, against the
+        // registration time of that moment, in the statement that switches the device off.
         let timestamp = JSON.integer(object?["timestamp"]).map(Int64.init)
         let registered = Int64(deviceRegisteredAt.timeIntervalSince1970 * 1000)
         return .failed(

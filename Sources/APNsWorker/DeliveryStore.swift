@@ -83,20 +83,26 @@ struct DeliveryStore: Sendable {
           RETURNING u.item
           """
         ).map { try $0.int("item") - 1 })
-      // Dead tokens: one `device.deactivated` per device actually switched off here, on the
-      // first of its outcomes (another delivery of the device may have got there first).
-      let deactivating = items.indices.filter {
-        ended.contains($0) && items[$0].outcome.deactivates
-      }
+      // Dead tokens. A 410's timestamp says when the token stopped being valid; a device
+      // registered again after it (the app reinstalled, perhaps while this push was in
+      // flight) keeps its token. So `registered_at` is checked in the statement that
+      // switches the device off, not read before it. One `device.deactivated` per device
+      // actually switched off here, for the outcome that decided it.
+      let deciding = Self.deactivations(items, ended: ended)
       var switchedOff = Set<UUID>()
-      if !deactivating.isEmpty {
+      if !deciding.isEmpty {
+        let devices = Array(deciding.keys)
+        let timestamps = devices.map { items[deciding[$0]!].outcome.apnsTimestamp.map(String.init) }
         switchedOff = try Set(
           tx.query(
             """
-            UPDATE devices SET active = false, deactivated_at = now()
-            WHERE device_id = ANY(\(PostgresArray(deactivating.map { items[$0].delivery.deviceID }))::uuid[])
-              AND active
-            RETURNING device_id
+            UPDATE devices v SET active = false, deactivated_at = now()
+            FROM unnest(\(PostgresArray(devices))::uuid[], \(PostgresArray(timestamps))::bigint[])
+              AS u(device_id, apns_timestamp)
+            WHERE v.device_id = u.device_id AND v.active
+              AND (u.apns_timestamp IS NULL
+                OR extract(epoch FROM v.registered_at) * 1000 < u.apns_timestamp)
+            RETURNING v.device_id
             """
           ).map { try $0.uuid("device_id") })
       }
@@ -104,8 +110,8 @@ struct DeliveryStore: Sendable {
       for index in items.indices where ended.contains(index) {
         let (delivery, outcome) = items[index]
         events.append(outcome.event(for: delivery))
-        if let deactivation = outcome.deactivationEvent(for: delivery),
-          switchedOff.remove(delivery.deviceID) != nil
+        if deciding[delivery.deviceID] == index, switchedOff.contains(delivery.deviceID),
+          let deactivation = outcome.deactivationEvent(for: delivery)
         {
           events.append(deactivation)
         }
@@ -113,6 +119,27 @@ struct DeliveryStore: Sendable {
       try eventLog.append(events, in: tx)
       return items.indices.map { ended.contains($0) }
     }
+  }
+}
+
+extension DeliveryStore {
+  /// Per device, the written outcome that would switch it off in the widest case: one
+  /// without a timestamp (BadDeviceToken) before any with one, else the latest timestamp
+  /// (another delivery of the device may carry an older one in the same group).
+  static func deactivations(
+    _ items: [(delivery: ClaimedDelivery, outcome: Outcome)], ended: Set<Int>
+  ) -> [UUID: Int] {
+    var deciding: [UUID: Int] = [:]
+    for index in items.indices where ended.contains(index) && items[index].outcome.deactivates {
+      let device = items[index].delivery.deviceID
+      guard let current = deciding[device] else {
+        deciding[device] = index
+        continue
+      }
+      let (new, old) = (items[index].outcome.apnsTimestamp, items[current].outcome.apnsTimestamp)
+      if let old, new.map({ $0 > old }) ?? true { deciding[device] = index }
+    }
+    return deciding
   }
 }
 
@@ -135,6 +162,12 @@ extension DeliveryStore.Outcome {
   var deactivates: Bool {
     if case .failed(_, _, true, _) = self { return true }
     return false
+  }
+
+  /// When APNs says the token stopped being valid (milliseconds since 1970), if it said.
+  var apnsTimestamp: Int64? {
+    if case .failed(_, _, _, let timestamp) = self { return timestamp }
+    return nil
   }
 
   /// The fact this attempt adds to the log.

@@ -6,6 +6,9 @@ struct PushPayload: Sendable {
   let json: String
   let imageURL: String?
 
+  /// APNs refuses a larger payload (413 PayloadTooLarge), and then the alarm is lost.
+  static let maximumBytes = 4096
+
   /// - Parameters:
   ///   - signer: nil when no image key is configured.
   ///   - origin: the public origin of image URLs; nil when not configured.
@@ -15,9 +18,7 @@ struct PushPayload: Sendable {
   ) {
     let text = AlarmText(
       kind: delivery.kind, mowerName: delivery.mowerName, reason: delivery.reason)
-    var aps: [String: Any] = [
-      "alert": ["title": text.title, "body": text.body], "sound": "default",
-    ]
+    var aps: [String: Any] = ["sound": "default"]
     var payload: [String: Any] = [
       "notification_id": delivery.notificationID.uuidString.lowercased()
     ]
@@ -30,7 +31,34 @@ struct PushPayload: Sendable {
     } else {
       imageURL = nil
     }
-    payload["aps"] = aps
-    json = JSON.encode(payload)
+    json = Self.encode(payload, aps: aps, title: text.title, body: text.body)
+  }
+
+  /// The payload as JSON, its alert shortened when the whole would pass `maximumBytes`
+  /// (CONTRACT.md section 7): a 5,600-character mower name still reaches the phone, with
+  /// its photo and its id whole.
+  private static func encode(
+    _ payload: [String: Any], aps: [String: Any], title: String, body: String
+  ) -> String {
+    func encoded(_ title: String, _ body: String) -> String {
+      var aps = aps
+      aps["alert"] = ["title": title, "body": body]
+      var payload = payload
+      payload["aps"] = aps
+      return JSON.encode(payload)
+    }
+    var json = encoded(title, body)
+    guard json.utf8.count > maximumBytes else { return json }
+    // What the alert's two texts may take: all but the rest of the payload, measured as
+    // encoded (keys are sorted, so the rest does not move when the texts shrink).
+    var budget = maximumBytes - encoded("", "").utf8.count
+    while true {
+      let alert = AlertFitting.fit(title: title, body: body, bytes: budget)
+      json = encoded(alert.title, alert.body)
+      // Only if the encoder escapes differently from `AlertFitting`'s count: cut deeper.
+      let excess = json.utf8.count - maximumBytes
+      guard excess > 0, budget > 0 else { return json }
+      budget -= excess
+    }
   }
 }

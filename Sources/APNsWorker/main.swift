@@ -9,13 +9,13 @@ do {
   exit(await ServiceRunner.run(service, logger: logger))
 } catch let error as ConfigurationError {
   // One clear line, as for every bad setting; deliveries stay queued until a worker runs.
-  StandardError.write("APNsWorker: \(error)\n")
+  StandardError.write(Redaction.redact("APNsWorker: \(error)\n"))
   exit(2)
 } catch let error as ProviderToken.Failure {
-  StandardError.write("APNsWorker: \(error)\n")
+  StandardError.write(Redaction.redact("APNsWorker: \(error)\n"))
   exit(2)
 } catch let error as SigningKeys.Failure {
-  StandardError.write("APNsWorker: \(error)\n")
+  StandardError.write(Redaction.redact("APNsWorker: \(error)\n"))
   exit(2)
 } catch {
   logger.error("cannot start", ["error": error])

@@ -44,6 +44,7 @@ struct ConsumerBinding: Sendable {
         stream: subjects.alarmsStream, durable: subjects.fanoutConsumer)
     } catch {
       // NATS away: the connection's own log says so; try again at the next check.
+      logger.debug("reading the consumer's backlog failed", ["error": error])
       return consumer
     }
     let metrics = progress.metrics

@@ -8,7 +8,7 @@ do {
   exit(await ServiceRunner.run(service, logger: logger))
 } catch let failure as SigningKeys.Failure {
   // A setting that cannot be used: one line naming it, as for any configuration error.
-  StandardError.write("ImageServeWorker: \(failure.description)\n")
+  StandardError.write(Redaction.redact("ImageServeWorker: \(failure.description)\n"))
   exit(2)
 } catch {
   logger.error("cannot start", ["error": String(describing: error)])

@@ -152,4 +152,80 @@ import Testing
         claimed[0], .sent(apnsID: "a", status: 200, latencyMs: 1, hasImage: false)))
     #expect(try await db.count("SELECT count(*) AS n FROM deliveries WHERE state = 'sent'") == 1)
   }
+
+  struct NotAFailure: Error {
+    let action: DeliveryAction
+  }
+
+  /// The outcome a 410 Unregistered with this timestamp gives, decided as the worker does
+  /// from the registration time the claim read.
+  static func unregistered(_ delivery: ClaimedDelivery, at timestamp: Int64) throws
+    -> DeliveryStore.Outcome
+  {
+    let body = Array("{\"reason\":\"Unregistered\",\"timestamp\":\(timestamp)}".utf8)
+    let action = DeliveryPolicy.classify(
+      .response(status: 410, headers: [:], body: body),
+      deviceRegisteredAt: delivery.deviceRegisteredAt)
+    guard case .failed(let status, let reason, let deactivate, let apnsTimestamp) = action else {
+      throw NotAFailure(action: action)
+    }
+    return .failed(
+      status: status, reason: reason, deactivateDevice: deactivate, apnsTimestamp: apnsTimestamp)
+  }
+
+  /// The race of issue 20: APNs saw the token die after the registration the claim read,
+  /// but the app registered it again while the push was in flight. The registration time
+  /// is checked in the statement that switches the device off, so the device stays active.
+  @Test func aTokenRegisteredAgainDuringThePushStaysActive() async throws {
+    let db = try await TestDatabase.make()
+    let store = try await Self.queuedDeliveries(devices: 2, in: db)
+    try await db.pool.query("UPDATE devices SET registered_at = now() - interval '1 hour'")
+    let claimed = try await store.claim(limit: 10)
+    #expect(claimed.count == 2)
+    let died = Int64((Date().timeIntervalSince1970 - 600) * 1000)
+    let outcomes = try claimed.map { try Self.unregistered($0, at: died) }
+    // From what the claim read, both devices would be switched off.
+    #expect(outcomes.allSatisfy { $0.deactivates })
+    // Between the claim and the outcome: the first device's token is registered again.
+    try await Directory(pool: db.pool).addDevice(
+      userID: "u-1", token: claimed[0].token, environment: claimed[0].environment)
+
+    #expect(try await store.finish(Array(zip(claimed, outcomes))) == [true, true])
+
+    let active = try await db.pool.query("SELECT device_id, active FROM devices")
+    var byID: [UUID: Bool] = [:]
+    for row in active { byID[try row.uuid("device_id")] = try row.bool("active") }
+    #expect(byID[claimed[0].deviceID] == true)
+    #expect(byID[claimed[1].deviceID] == false)
+    let events = try await db.pool.query(
+      "SELECT type, data->>'device_id' AS device FROM events ORDER BY position")
+    #expect(try events.filter { try $0.string("type") == "delivery.failed" }.count == 2)
+    let deactivated = try events.filter { try $0.string("type") == "device.deactivated" }
+      .map { try $0.string("device") }
+    #expect(deactivated == [claimed[1].deviceID.uuidString.lowercased()])
+  }
+
+  /// Two 410s for one device in one group: the later timestamp decides, once.
+  @Test func theLatestTimestampOfADeviceDecidesItsDeactivation() async throws {
+    let db = try await TestDatabase.make()
+    let store = try await Self.queuedDeliveries(devices: 1, in: db)
+    try await Self.alarm(kind: "mower_lifted", alarmClass: "theft", in: db)
+    try await db.pool.query("UPDATE devices SET registered_at = now() - interval '1 hour'")
+    let claimed = try await store.claim(limit: 10)
+    #expect(claimed.count == 2)
+    let now = Int64(Date().timeIntervalSince1970 * 1000)
+    let (before, after) = (now - 7_200_000, now - 600_000)
+    func unregistered(at timestamp: Int64) -> DeliveryStore.Outcome {
+      .failed(status: 410, reason: "Unregistered", deactivateDevice: true, apnsTimestamp: timestamp)
+    }
+    let written = try await store.finish([
+      (claimed[0], unregistered(at: before)), (claimed[1], unregistered(at: after)),
+    ])
+    #expect(written == [true, true])
+    #expect(try await db.count("SELECT count(*) AS n FROM devices WHERE NOT active") == 1)
+    let deactivations = try await db.pool.query(
+      "SELECT (data->>'apns_timestamp')::bigint AS t FROM events WHERE type = 'device.deactivated'"
+    ).map { try $0.int("t") }
+    #expect(deactivations == [Int(after)])
+  }
 }

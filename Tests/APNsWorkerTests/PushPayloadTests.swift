@@ -8,14 +8,15 @@ import Testing
   let signer = ImageURLSigner(key: Array("current-secret".utf8))
   let now = Date(timeIntervalSince1970: 1_800_000_000)
 
-  func delivery(imageID: UUID?, kind: String = "mower_stuck", reason: String? = "trapped")
-    -> ClaimedDelivery
-  {
+  func delivery(
+    imageID: UUID?, kind: String = "mower_stuck", mowerName: String = "Robbie",
+    reason: String? = "trapped"
+  ) -> ClaimedDelivery {
     let values: [String?] = [
       UUID().uuidString, UUID().uuidString, UUID().uuidString, "7", "1", "2026-11-29 10:00:00+00",
       UUID().uuidString, String(repeating: "a", count: 64), "production", "t",
       "2026-11-01 00:00:00+00",
-      imageID?.uuidString, kind, "Robbie", reason,
+      imageID?.uuidString, kind, mowerName, reason,
     ]
     let columns = [
       "delivery_id", "notification_id", "event_id", "lease_token", "attempts", "created_at",
@@ -84,5 +85,74 @@ import Testing
     #expect(json["image_url"] == nil)
     #expect((json["aps"] as? [String: Any])?["mutable-content"] == nil)
     #expect(payload.imageURL == nil)
+  }
+
+  // MARK: At most 4,096 bytes (CONTRACT.md section 7)
+
+  /// A payload with a photo, as the phone gets it, and its alert's texts.
+  func oversized(name: String, reason: String? = "trapped") throws
+    -> (payload: PushPayload, delivery: ClaimedDelivery, title: String, body: String)
+  {
+    let delivery = delivery(imageID: UUID(), mowerName: name, reason: reason)
+    let payload = PushPayload(
+      delivery: delivery, signer: signer, origin: "https://owner.example", ttlSeconds: 600, now: now
+    )
+    let json = try object(payload)
+    let alert = try #require((json["aps"] as? [String: Any])?["alert"] as? [String: Any])
+    // The photo and the id are never touched.
+    #expect(payload.imageURL != nil)
+    #expect(json["image_url"] as? String == payload.imageURL)
+    #expect(json["notification_id"] as? String == delivery.notificationID.uuidString.lowercased())
+    #expect((json["aps"] as? [String: Any])?["mutable-content"] as? Int == 1)
+    return (
+      payload, delivery, try #require(alert["title"] as? String),
+      try #require(alert["body"] as? String)
+    )
+  }
+
+  /// Plain, two-byte, four-byte, several-scalar (one family emoji is one character of five
+  /// scalars) and escaped characters: each 5,600 times in the mower's name.
+  @Test(arguments: ["a", "ü", "🙂", "👨‍👩‍👧", "\"", "\\", "\u{1}", "e\u{301}"])
+  func aHugeNameIsCutToFitAndNothingElseIs(character: String) throws {
+    let name = String(repeating: character, count: 5600)
+    let (payload, _, title, body) = try oversized(name: name)
+    let bytes = payload.json.utf8.count
+    #expect(bytes <= PushPayload.maximumBytes)
+    // Cut no deeper than needed: within one character (at most 25 bytes encoded) of the limit.
+    #expect(bytes > PushPayload.maximumBytes - 25)
+    #expect(title.hasSuffix("…"))
+    // Only whole characters stay: the title is the name's start, character by character.
+    let kept = title.dropLast()
+    #expect(!kept.isEmpty)
+    #expect(kept.allSatisfy { String($0) == character })
+    #expect(body == "The mower is trapped and cannot move.")
+  }
+
+  @Test func aHugeReasonCutsTheBodyAndKeepsTheTitle() throws {
+    let (payload, _, title, body) = try oversized(
+      name: "Robbie", reason: String(repeating: "wheel ", count: 150_000))
+    #expect(payload.json.utf8.count <= PushPayload.maximumBytes)
+    #expect(title == "Robbie needs help")
+    #expect(body.hasPrefix("The mower is stuck (wheel wheel"))
+    // Cut after the word, not after the space before the ellipsis.
+    #expect(body.hasSuffix("wheel…"))
+  }
+
+  @Test func aHugeNameAndReasonShareTheRoom() throws {
+    let (payload, _, title, body) = try oversized(
+      name: String(repeating: "n", count: 5600), reason: String(repeating: "r", count: 5600))
+    #expect(payload.json.utf8.count <= PushPayload.maximumBytes)
+    #expect(title.hasSuffix("…") && body.hasSuffix("…"))
+    #expect(title.utf8.count > 1500 && body.utf8.count > 1500)
+  }
+
+  @Test func aPayloadThatFitsIsUnchanged() throws {
+    // Just under the limit with the photo: nothing is cut.
+    let base = try oversized(name: "x")
+    let room = PushPayload.maximumBytes - base.payload.json.utf8.count
+    let name = "x" + String(repeating: "a", count: room)
+    let (payload, _, title, _) = try oversized(name: name)
+    #expect(payload.json.utf8.count == PushPayload.maximumBytes)
+    #expect(title == "\(name) needs help")
   }
 }

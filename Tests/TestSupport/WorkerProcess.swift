@@ -62,6 +62,18 @@ public final class WorkerProcess: @unchecked Sendable {
 
   public var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
 
+  /// The port of the first HTTP server the process logged as listening (a worker's
+  /// `/healthz` and `/metrics`); nil before it has.
+  public var monitoringPort: Int? {
+    for line in log.split(separator: "\n") {
+      guard let object = JSON.object(from: Array(line.utf8)),
+        object["msg"] as? String == "listening", let port = object["port"] as? Int
+      else { continue }
+      return port
+    }
+    return nil
+  }
+
   deinit {
     process.send(SIGKILL)
     process.waitUntilExit()

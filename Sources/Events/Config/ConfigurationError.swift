@@ -9,5 +9,8 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable, Equa
     self.problem = problem
   }
 
-  public var description: String { "configuration error: \(variable) \(problem)" }
+  /// Redacted: a malformed URL setting quotes its value, which may hold a password.
+  public var description: String {
+    Redaction.redact("configuration error: \(variable) \(problem)")
+  }
 }

@@ -136,7 +136,10 @@ public struct JetStream: Sendable {
       var code = jsErrCode(0)
       let status = js_GetConsumerInfo(&info, js, stream, durable, nil, &code)
       defer { jsConsumerInfo_Destroy(info) }
-      if status == NATS_NOT_FOUND { return nil }
+      // nats.c answers a missing stream with its JetStream code and a plain error status.
+      if status == NATS_NOT_FOUND || code == Self.streamNotFound || code == Self.consumerNotFound {
+        return nil
+      }
       guard status == NATS_OK, let info else {
         throw NATSError("consumer info \(durable) (JetStream error \(code.rawValue))", status)
       }
@@ -144,6 +147,10 @@ public struct JetStream: Sendable {
         pending: info.pointee.NumPending, ackPending: info.pointee.NumAckPending)
     }
   }
+
+  /// JetStream's API error codes for a missing stream and a missing consumer.
+  static let streamNotFound = jsErrCode(10059)
+  static let consumerNotFound = jsErrCode(10014)
 
   private func context() throws(NATSError) -> OpaquePointer {
     var js: OpaquePointer?
