@@ -15,42 +15,43 @@ enum Behaviour: Sendable, Equatable {
   case truncated
   /// No reply at all: the worker's request times out.
   case silent
+  /// A reply a broken or hostile gateway sends (`MalformedReply`): the worker must end
+  /// the capture all the same, and keep only a cleaned, short text of it.
+  case malformed(MalformedReply)
+  /// A frame, then `{"error":"busy"}` to the same request: only the first may count.
+  case twice
 
-  /// Parses `photo`, `photo:SIZE`, `asleep`, `no_camera`, `busy`, `error`, `garbage`,
-  /// `oversized`, `truncated`, `silent`.
+  /// The behaviours without a parameter, by the name the command line uses.
+  private static let named: [String: Behaviour] = [
+    "asleep": .asleep, "no_camera": .noCamera, "busy": .busy, "error": .otherError,
+    "garbage": .garbage, "oversized": .oversized, "truncated": .truncated, "silent": .silent,
+    "twice": .twice,
+  ]
+
+  /// Parses `photo`, `photo:SIZE`, a name of `named`, or a `MalformedReply`'s name.
   init?(_ text: String) {
     let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
-    switch parts[0] {
-    case "photo":
+    if parts.first == "photo" {
       if parts.count == 2 {
         guard let size = Int(parts[1]), size >= 5 else { return nil }
         self = .photo(size: size)
       } else {
         self = .photo(size: nil)
       }
-    case "asleep": self = .asleep
-    case "no_camera": self = .noCamera
-    case "busy": self = .busy
-    case "error": self = .otherError
-    case "garbage": self = .garbage
-    case "oversized": self = .oversized
-    case "truncated": self = .truncated
-    case "silent": self = .silent
-    default: return nil
+    } else if let behaviour = Self.named[text] {
+      self = behaviour
+    } else if let malformed = MalformedReply(rawValue: text) {
+      self = .malformed(malformed)
+    } else {
+      return nil
     }
   }
 
   var name: String {
     switch self {
     case .photo(let size): return size.map { "photo:\($0)" } ?? "photo"
-    case .asleep: return "asleep"
-    case .noCamera: return "no_camera"
-    case .busy: return "busy"
-    case .otherError: return "error"
-    case .garbage: return "garbage"
-    case .oversized: return "oversized"
-    case .truncated: return "truncated"
-    case .silent: return "silent"
+    case .malformed(let reply): return reply.rawValue
+    default: return Self.named.first { $0.value == self }?.key ?? "?"
     }
   }
 }

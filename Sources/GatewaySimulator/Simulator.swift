@@ -78,12 +78,7 @@ final class Simulator: Service {
     do {
       switch behaviour {
       case .photo(let size):
-        let frame =
-          size.map(FrameLibrary.synthetic)
-          ?? random.withLock {
-            frames.frames[Int.random(in: 0..<frames.frames.count, using: &$0)]
-          }
-        try nats.publish(reply, frame, contentType: "image/jpeg")
+        try nats.publish(reply, frame(size: size), contentType: "image/jpeg")
       case .asleep: try error("asleep", to: reply)
       case .noCamera: try error("no_camera", to: reply)
       case .busy: try error("busy", to: reply)
@@ -100,10 +95,22 @@ final class Simulator: Service {
         try nats.publish(reply, Array(frame.prefix(frame.count / 2)), contentType: "image/jpeg")
       case .silent:
         break
+      case .malformed(let malformed):
+        let (data, contentType) = malformed.reply
+        try nats.publish(reply, data, contentType: contentType)
+      case .twice:
+        try nats.publish(reply, frame(size: nil), contentType: "image/jpeg")
+        try error("busy", to: reply)
       }
     } catch {
       logger.warning("answering failed", ["error": error])
     }
+  }
+
+  /// A synthetic frame of `size` bytes, or one of the library's at random.
+  private func frame(size: Int?) -> [UInt8] {
+    size.map(FrameLibrary.synthetic)
+      ?? random.withLock { frames.frames[Int.random(in: 0..<frames.frames.count, using: &$0)] }
   }
 
   private func error(_ code: String, to reply: String) throws {

@@ -19,7 +19,9 @@ struct SimulatorOptions: Sendable {
                             [--oversized P] [--truncated P] [--silent P]
                             [--mower ID=BEHAVIOUR[@LATENCY_MS]]... [--seed N]
       BEHAVIOUR: photo, photo:SIZE, asleep, no_camera, busy, error, garbage, oversized,
-                 truncated, silent
+                 truncated, silent, twice (a frame, then an error, to one request), or a
+                 malformed reply: nul_error, long_error, invalid_utf8_error, json_array,
+                 numeric_error, json_as_jpeg
       NATS from MOWDECK_NATS_URL and MOWDECK_NATS_SUBJECT_PREFIX.
     """
 
@@ -69,7 +71,7 @@ struct SimulatorOptions: Sendable {
           }
           let id = String(text[..<equals])
           let spec = text[text.index(after: equals)...].split(separator: "@", maxSplits: 1)
-          guard let behaviour = Behaviour(String(spec[0])) else {
+          guard let name = spec.first, let behaviour = Behaviour(String(name)) else {
             throw Invalid(description: "unknown behaviour in --mower \(text)")
           }
           let latency = spec.count == 2 ? Int(spec[1]) : nil

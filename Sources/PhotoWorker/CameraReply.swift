@@ -1,7 +1,8 @@
 import Events
 
 /// Judges the Device-Gateway's reply (CONTRACT.md section 5): a complete JPEG of at most
-/// 512 KiB, or a JSON error naming why there is none.
+/// 512 KiB, or a JSON error naming why there is none. Any bytes at all end in one of the
+/// two; what a failure keeps of the reply is cleaned and short (`FailureDetail`).
 enum CameraReply {
   static let maximumBytes = ImageLimits.largestPhotoBytes
 
@@ -15,8 +16,9 @@ enum CameraReply {
       return .failed(.tooLarge, detail: "\(data.count) bytes")
     }
     guard isCompleteJPEG(data) else {
+      let label = type.isEmpty ? "none" : type
       return .failed(
-        .notJPEG, detail: "\(data.count) bytes, content type \(type.isEmpty ? "none" : type)")
+        .notJPEG, detail: FailureDetail.cleaned("\(data.count) bytes, content type \(label)"))
     }
     return .captured(data)
   }
@@ -28,14 +30,22 @@ enum CameraReply {
   }
 
   private static func classifyError(_ data: [UInt8]) -> PhotoResult {
-    guard let object = JSON.object(from: data), let error = object["error"] as? String else {
-      return .failed(.gatewayError, detail: "unreadable error reply")
+    // Invalid UTF-8 replaced before parsing: one bad byte in the error text costs that
+    // byte, not the reason (the parser refuses invalid UTF-8 in a string outright).
+    let text = String(decoding: data, as: UTF8.self)
+    guard let value = JSON.value(from: text.utf8) else {
+      return .failed(
+        .gatewayError, detail: FailureDetail.cleaned("unreadable error reply: " + text))
+    }
+    guard let error = (value as? [String: Any])?["error"] as? String else {
+      return .failed(
+        .gatewayError, detail: FailureDetail.cleaned("error reply of the wrong shape: " + text))
     }
     switch error {
     case "asleep": return .failed(.asleep, detail: nil)
     case "no_camera": return .failed(.noCamera, detail: nil)
     case "busy": return .failed(.busy, detail: nil)
-    default: return .failed(.gatewayError, detail: String(error.prefix(100)))
+    default: return .failed(.gatewayError, detail: FailureDetail.cleaned(error))
     }
   }
 }

@@ -14,6 +14,10 @@ enum PhotoFailure: String, Sendable, CaseIterable {
   /// The camera answered, but the photos already waiting for PostgreSQL filled the
   /// worker's held-bytes budget: the photo was not kept (ADR 0019).
   case storeOverloaded = "store_overloaded"
+  /// PostgreSQL refused to store the outcome for what it held (a data or constraint error,
+  /// or one no retry cleared): the reservation ends failed so that its URL answers "never".
+  /// The detail names the SQLSTATE and the outcome refused.
+  case storeRejected = "store_rejected"
 }
 
 /// What one camera request came to.

@@ -117,7 +117,9 @@ struct PhotoStore: Sendable {
         event = NewEvent(
           .photoFailed, correlationID: claim.eventID,
           data: [
-            "image_id": claim.imageID, "reason": reason.rawValue, "detail": detail,
+            "image_id": claim.imageID, "reason": reason.rawValue,
+            // Cleaned here too, whatever produced it: this is the last step before jsonb.
+            "detail": detail.map { FailureDetail.cleaned($0) },
             "after_ms": (latencySeconds * 1000).rounded(), "attempt": claim.attempt,
           ])
       }

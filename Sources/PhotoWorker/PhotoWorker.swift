@@ -20,7 +20,7 @@ enum PhotoWorker {
     let service = PhotoService(
       store: store, nats: nats, subjects: Subjects(prefix: configuration.natsSubjectPrefix),
       logger: logger, metrics: metrics, maxInFlight: configuration.photoMaxInFlight,
-      maxHeldBytes: configuration.photoMaxHeldBytes,
+      heldBytes: HeldBytesBudget(limit: configuration.photoMaxHeldBytes, metrics: metrics),
       photoTimeoutSeconds: configuration.photoTimeoutSeconds,
       shedding: ThrottledWarning(
         "photo shed: the photos waiting for PostgreSQL fill the held-bytes budget",

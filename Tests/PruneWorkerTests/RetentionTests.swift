@@ -77,6 +77,37 @@ import Testing
     #expect(try await exists(db, images.first!) == (count <= 200))
   }
 
+  /// `keep` counts photos with bytes only (CONTRACT.md section 6): markers newer than every
+  /// photo never push one out, and go by their own expiry alone.
+  @Test(arguments: [3, 201])
+  func failureMarkersNeverPushAPhotoOut(photos: Int) async throws {
+    let db = try await TestDatabase.make()
+    var images: [UUID] = []
+    for index in 0..<photos {
+      images.append(
+        try await store(db, secondsLeft: 3600, createdAgo: Double(1000 + photos - index)))
+    }
+    try await db.pool.query(
+      """
+      INSERT INTO notification_images (image_id, event_id, state, byte_size, failure_reason,
+                                       expires_at)
+      SELECT gen_random_uuid(), gen_random_uuid(), 'failed', 0, 'asleep', now() + interval '1 hour'
+      FROM generate_series(1, 300)
+      """)
+    let removal = try await db.pool.withTransaction { tx in
+      try ImageStore(limits: limits).enforceRetention(tx)
+    }
+    #expect(removal.pruned == max(0, photos - 200))
+    #expect(
+      try await db.count("SELECT count(*) AS n FROM notification_images WHERE state = 'captured'")
+        == min(photos, 200))
+    #expect(
+      try await db.count("SELECT count(*) AS n FROM notification_images WHERE state = 'failed'")
+        == 300)
+    #expect(try await exists(db, images.last!))
+    #expect(try await exists(db, images.first!) == (photos <= 200))
+  }
+
   @Test func eventsOlderThanTheAgeGoInBatchesAndYoungerOnesStay() async throws {
     let db = try await TestDatabase.make()
     try await insertEvents(db, count: 1234, ageSeconds: 31 * 86_400)

@@ -42,8 +42,12 @@ public struct ImageStore: Sendable {
     return try enforceRetention(tx)
   }
 
-  /// Removes expired rows and rows beyond the newest `keep`, with an event for each
+  /// Removes expired rows and photos beyond the newest `keep`, with an event for each
   /// (`image.expired`, `image.pruned`, correlated to the row's alarm). Takes the lock.
+  ///
+  /// Only photos with bytes count towards `keep` (CONTRACT.md section 6): failure markers
+  /// go by their own short expiry alone, so a storm of failed captures never pushes a real
+  /// photo out. The markers a storm leaves are bounded by the reservations of their hour.
   public func enforceRetention(_ tx: Transaction) throws(DatabaseError) -> Removal {
     try lock(tx)
     let rows = try tx.query(
@@ -53,7 +57,8 @@ public struct ImageStore: Sendable {
         RETURNING image_id, event_id, state, byte_size, 'expired' AS why
       ), beyond AS (
         DELETE FROM notification_images WHERE image_id IN (
-          SELECT image_id FROM notification_images WHERE expires_at > now()
+          SELECT image_id FROM notification_images
+          WHERE state = 'captured' AND expires_at > now()
           ORDER BY created_at DESC, image_id OFFSET \(limits.keep))
         RETURNING image_id, event_id, state, byte_size, 'pruned' AS why
       )

@@ -5,24 +5,38 @@
 /// One function for every stage, so that what the event log records of hostile input is
 /// cleaned the same way wherever it came from.
 public enum CleanText {
-  /// `text` without control characters, at most `maximumCharacters` characters long.
-  public static func clean(_ text: some StringProtocol, maximumCharacters: Int) -> String {
-    var scalars = String.UnicodeScalarView()
+  /// `text` without control characters, at most `maximumCharacters` long; with `marksCut`,
+  /// a text that was longer ends in `…` (within the limit).
+  ///
+  /// Counted in Unicode scalars, as PostgreSQL counts characters, not in `Character`s: one
+  /// `Character` can hold any number of combining marks, so a limit in those bounds nothing.
+  public static func clean(
+    _ text: some StringProtocol, maximumCharacters: Int, marksCut: Bool = false
+  ) -> String {
+    var kept = String.UnicodeScalarView()
+    var count = 0
     for scalar in text.unicodeScalars where !isControl(scalar) {
-      scalars.append(scalar)
+      if count == maximumCharacters {
+        if marksCut, count > 0 {
+          kept.removeLast()
+          kept.append("…")
+        }
+        break
+      }
+      kept.append(scalar)
+      count += 1
     }
-    let cleaned = String(scalars)
-    guard cleaned.count > maximumCharacters else { return cleaned }
-    return String(cleaned.prefix(maximumCharacters))
+    return String(kept)
   }
 
-  /// Bytes that may not be UTF-8 at all (a camera's error reply): invalid sequences become
-  /// U+FFFD, then as `clean(_:maximumCharacters:)`.
-  public static func clean(bytes: some Collection<UInt8>, maximumCharacters: Int) -> String {
-    // Decoding past what can be kept is wasted work: each character is at most 4 bytes,
-    // plus room for the control characters that go.
-    let head = bytes.prefix(maximumCharacters * 8)
-    return clean(String(decoding: Array(head), as: UTF8.self), maximumCharacters: maximumCharacters)
+  /// Bytes that may not be UTF-8 at all (a camera's error reply): each invalid sequence
+  /// becomes U+FFFD, then as `clean(_:maximumCharacters:marksCut:)`.
+  public static func clean(
+    bytes: some Collection<UInt8>, maximumCharacters: Int, marksCut: Bool = false
+  ) -> String {
+    clean(
+      String(decoding: Array(bytes), as: UTF8.self), maximumCharacters: maximumCharacters,
+      marksCut: marksCut)
   }
 
   private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
