@@ -16,6 +16,8 @@ struct APNsService: Service {
   let clock: any WallClock
   let logger: Logger
   let metrics: Metrics
+  /// Due deliveries and recorded outcomes, for the gauges and `/healthz`.
+  let progress: StageProgress
   let maxInFlight: Int
 
   func run() async throws {
@@ -35,6 +37,16 @@ struct APNsService: Service {
       ) { try await store.renew(handoffLeases: $0) }
     }
     defer { renewer.cancel() }
+    // What waits: the due deliveries nobody holds, and the pushes this worker has in flight.
+    let measuring = Task {
+      await progress.keepMeasuring(every: .seconds(2)) {
+        let waiting = try await store.waiting()
+        return StageProgress.Reading(
+          count: waiting.claimable + (await inFlight.value),
+          oldestAgeSeconds: waiting.oldestAgeSeconds)
+      }
+    }
+    defer { measuring.cancel() }
     logger.info(
       "APNs worker running",
       [
@@ -123,12 +135,26 @@ struct APNsService: Service {
   private func deliver(_ delivery: ClaimedDelivery) async {
     let outcome = await attempt(delivery)
     var backoff = Backoff(initial: 0.1, maximum: 2)
+    var attempts = 0
     while true {
+      attempts += 1
       do {
         let written = try await outcomes.write(delivery, outcome)
         if !written { metrics.increment("mowdeck_apns_stale_total") }
+        progress.progressed()
         return
       } catch {
+        // An outage is waited out; an outcome PostgreSQL refuses, or one failing in ways
+        // nobody can class, is given up after a few tries: its lease lapses and the
+        // delivery is sent again later (same collapse id), never retried here for ever.
+        let failureClass = (error as? DatabaseError)?.failureClass ?? .unknown
+        if failureClass == .content || (failureClass == .unknown && attempts >= 5) {
+          metrics.increment("mowdeck_apns_outcomes_given_up_total")
+          logger.error(
+            "recording a delivery outcome refused; given up until its lease lapses",
+            ["error": error, "class": failureClass.rawValue, "delivery_id": delivery.deliveryID])
+          return
+        }
         logger.warning(
           "recording a delivery failed, retrying",
           ["error": error, "delivery_id": delivery.deliveryID])

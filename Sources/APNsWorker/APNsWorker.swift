@@ -21,15 +21,18 @@ enum APNsWorker {
     let nats = try NATSClient.connect(
       url: configuration.natsURL, name: "APNsWorker", logger: logger)
     let metrics = Metrics()
+    let progress = StageProgress(
+      stage: "apns", stallLimit: .seconds(configuration.stallSeconds), metrics: metrics)
     let endpoint = try MonitoringEndpoint.start(
-      listen: configuration.metricsListen, pool: pool, nats: nats, metrics: metrics, logger: logger)
+      listen: configuration.metricsListen, pool: pool, nats: nats, metrics: metrics,
+      progress: progress, logger: logger)
     let store = DeliveryStore(pool: pool, leaseSeconds: configuration.apnsLeaseSeconds)
     let service = APNsService(
       store: store, outcomes: OutcomeWriter(store: store),
       client: HTTP2Client(caFile: configuration.apnsCAFile),
       token: token, nats: nats, subjects: Subjects(prefix: configuration.natsSubjectPrefix),
       configuration: configuration, signer: signer, clock: clock, logger: logger,
-      metrics: metrics, maxInFlight: maxInFlight)
+      metrics: metrics, progress: progress, maxInFlight: maxInFlight)
     return MonitoredService(service, endpoint: endpoint)
   }
 }

@@ -37,7 +37,11 @@ enum DeliveryPolicy {
       return .retry(status: nil, reason: "network: \(message)")
     case .response(let status, let headers, let body):
       let object = JSON.object(from: body)
-      let reason = object?["reason"] as? String ?? "status \(status)"
+      // Recorded in the event log: whatever the service sent, cleaned and short.
+      let reason =
+        (object?["reason"] as? String).map {
+          CleanText.clean($0, maximumCharacters: 200, marksCut: true)
+        } ?? "status \(status)"
       switch status {
       case 200:
         return .sent(apnsID: headers["apns-id"])

@@ -16,6 +16,8 @@ struct PhotoService: Service {
   let heldBytes: HeldBytesBudget
   let photoTimeoutSeconds: Int
   let shedding: ThrottledWarning
+  /// Pending reservations and finished captures, for the gauges and `/healthz`.
+  let progress: StageProgress
   let migrate: @Sendable () async throws -> Void
 
   func run() async throws {
@@ -31,6 +33,16 @@ struct PhotoService: Service {
       ) { try await store.renew($0) }
     }
     defer { renewer.cancel() }
+    // What waits: the reservations nobody holds, and the requests this worker holds.
+    let measuring = Task {
+      await progress.keepMeasuring(every: .seconds(2)) {
+        let waiting = try await store.waiting()
+        return StageProgress.Reading(
+          count: waiting.claimable + (await inFlight.count),
+          oldestAgeSeconds: waiting.oldestAgeSeconds)
+      }
+    }
+    defer { measuring.cancel() }
     logger.info(
       "photo worker running", ["max_in_flight": maxInFlight, "max_held_bytes": heldBytes.limit])
     await withDiscardingTaskGroup { group in
@@ -54,6 +66,7 @@ struct PhotoService: Service {
             // Returns once the outcome is stored or given up (`commit`): either way its
             // lease is let go here and no longer renewed.
             await capture(claim)
+            progress.progressed()
             await inFlight.ended(claim.leaseToken)
             await doorbell.ring()
           }

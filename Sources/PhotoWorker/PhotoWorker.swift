@@ -15,8 +15,11 @@ enum PhotoWorker {
       pool: pool, images: ImageStore(limits: ImageLimits(configuration: configuration)),
       photoTimeoutSeconds: configuration.photoTimeoutSeconds)
     let metrics = Metrics()
+    let progress = StageProgress(
+      stage: "photo", stallLimit: .seconds(configuration.stallSeconds), metrics: metrics)
     let endpoint = try MonitoringEndpoint.start(
-      listen: configuration.metricsListen, pool: pool, nats: nats, metrics: metrics, logger: logger)
+      listen: configuration.metricsListen, pool: pool, nats: nats, metrics: metrics,
+      progress: progress, logger: logger)
     let service = PhotoService(
       store: store, nats: nats, subjects: Subjects(prefix: configuration.natsSubjectPrefix),
       logger: logger, metrics: metrics, maxInFlight: configuration.photoMaxInFlight,
@@ -25,6 +28,7 @@ enum PhotoWorker {
       shedding: ThrottledWarning(
         "photo shed: the photos waiting for PostgreSQL fill the held-bytes budget",
         logger: logger),
+      progress: progress,
       migrate: { try await Migrator(pool: pool, logger: logger).migrateWhenReachable() })
     return MonitoredService(service, endpoint: endpoint)
   }

@@ -48,6 +48,31 @@ public final class StageProgress: Sendable {
     metrics.set(oldestGauge, count > 0 ? max(0, oldestAgeSeconds) : 0)
   }
 
+  /// What a stage reads of its waiting work: the units it could take or holds now, and the
+  /// age of the oldest unit the whole stage has waiting (what an operator's gauge shows).
+  public struct Reading: Sendable {
+    public let count: Int
+    public let oldestAgeSeconds: Double
+
+    public init(count: Int, oldestAgeSeconds: Double) {
+      self.count = count
+      self.oldestAgeSeconds = oldestAgeSeconds
+    }
+  }
+
+  /// Reads what waits every `interval` until the task is cancelled. A failed reading
+  /// (PostgreSQL away) keeps the last one: `/healthz` reports the database on its own.
+  public func keepMeasuring(
+    every interval: Duration, _ measure: @escaping @Sendable () async throws -> Reading
+  ) async {
+    while !Task.isCancelled {
+      if let reading = try? await measure() {
+        waiting(reading.count, oldestAgeSeconds: reading.oldestAgeSeconds)
+      }
+      do { try await Task.sleep(for: interval) } catch { return }
+    }
+  }
+
   /// How long work has waited with nothing finished; nil while the stage keeps up.
   public func stalled(now: ContinuousClock.Instant = .now) -> Duration? {
     state.withLock { state in
