@@ -186,12 +186,10 @@ struct FanoutService: Service {
     // one of which costs it its one-second sweep, nothing more.
     if let handoff = outcome.handoff { offers.offer(handoff) }
     if outcome.reservedImage { try? nats.publish(subjects.wakePhotos) }
-    let decided: [String: Any] = [
-      "stream_seq": Int(message.streamSequence),
-      "event_id": outcome.correlationID.uuidString.lowercased(),
-      "outcome": outcome.kind.rawValue, "mower_id": outcome.mowerID ?? JSON.null,
-    ]
-    try? nats.publish(subjects.alarmDecided, Array(JSON.encode(decided).utf8))
+    let decided = AlarmDecided(
+      streamSequence: message.streamSequence, eventID: outcome.correlationID,
+      outcome: outcome.kind.rawValue, mowerID: outcome.mowerID)
+    try? nats.publish(subjects.alarmDecided, WireCoding.encode(decided))
     if outcome.kind == .rejected {
       logger.info(
         "alarm rejected",

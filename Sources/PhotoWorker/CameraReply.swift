@@ -33,13 +33,12 @@ enum CameraReply {
     // Invalid UTF-8 replaced before parsing: one bad byte in the error text costs that
     // byte, not the reason (the parser refuses invalid UTF-8 in a string outright).
     let text = String(decoding: data, as: UTF8.self)
-    guard let value = JSON.value(from: text.utf8) else {
-      return .failed(
-        .gatewayError, detail: FailureDetail.cleaned("unreadable error reply: " + text))
-    }
-    guard let error = (value as? [String: Any])?["error"] as? String else {
-      return .failed(
-        .gatewayError, detail: FailureDetail.cleaned("error reply of the wrong shape: " + text))
+    let error: String
+    do {
+      error = try WireCoding.decode(CameraErrorReply.self, from: Array(text.utf8)).error
+    } catch let failure {
+      let what = failure.isJSON ? "error reply of the wrong shape: " : "unreadable error reply: "
+      return .failed(.gatewayError, detail: FailureDetail.cleaned(what + text))
     }
     switch error {
     case "asleep": return .failed(.asleep, detail: nil)

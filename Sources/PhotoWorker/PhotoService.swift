@@ -103,12 +103,10 @@ struct PhotoService: Service {
   /// The camera's answer, and the bytes of it admitted to the budget.
   private func request(_ claim: PhotoClaim) async -> (result: PhotoResult, held: Int) {
     let timeout = min(Double(photoTimeoutSeconds), claim.remainingSeconds)
-    let body = JSON.encode([
-      "demand": "error_analysis", "frames": 1, "timeout_s": photoTimeoutSeconds,
-    ])
+    let body = WireCoding.encode(PhotoRequest(timeoutSeconds: photoTimeoutSeconds))
     do {
       let reply = try await nats.request(
-        subjects.photoRequest(mowerID: claim.mowerID), Array(body.utf8),
+        subjects.photoRequest(mowerID: claim.mowerID), body,
         contentType: "application/json", timeout: .milliseconds(Int(timeout * 1000)),
         admit: { [heldBytes] bytes in heldBytes.admit(bytes, takenOver: claim.attempt > 1) })
       return (CameraReply.classify(reply), reply.data.count)

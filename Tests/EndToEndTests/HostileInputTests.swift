@@ -149,7 +149,7 @@ import Testing
         subject: subjects.alarm(mowerID: hostile.mower), payload: hostile.payload,
         timeout: .seconds(10))
       #expect(decided.outcome == hostile.outcome, "\(hostile)")
-      if let reason = hostile.reason, let id = decided.eventID.flatMap(UUID.init(uuidString:)) {
+      if let reason = hostile.reason, let id = decided.eventID {
         let story = try await EventLog().story(of: id, pool: db.pool)
         #expect(story.first?.data["reason"] as? String == reason, "\(hostile)")
       }

@@ -50,7 +50,7 @@ import Testing
     // The new stream numbered its messages from 1 again: the same sequences as before.
     #expect(Set(after.map(\.streamSequence)).isSubset(of: Set(before.map(\.streamSequence))))
     for decided in after {
-      let id = try #require(decided.eventID.flatMap(UUID.init(uuidString:)))
+      let id = try #require(decided.eventID)
       try await eventually(timeout: .seconds(15), "delivery.sent for \(id)") {
         try await EventLog().story(of: id, pool: db.pool).contains { $0.type == "delivery.sent" }
       }

@@ -1,9 +1,10 @@
 import FoundationEssentials
 
-/// The fan-out's word that one ingress message is committed (`Subjects.alarmDecided`).
+/// The fan-out's word that one ingress message is committed (`AlarmDecided`), as a
+/// publisher learnt it.
 public struct DecidedAlarm: Sendable {
   public let streamSequence: UInt64
-  public let eventID: String?
+  public let eventID: UUID?
   public let outcome: String
   /// When this process learnt of it, for latency figures.
   public let noticedAt: ContinuousClock.Instant
@@ -32,12 +33,12 @@ public actor AlarmPublisher {
       name: subjects.alarmsStream, subjects: [subjects.alarmsWildcard])
     listener = Task { [weak self] in
       for await message in subscription {
-        guard let object = JSON.object(from: message.data),
-          let sequence = object["stream_seq"] as? Int
-        else { continue }
+        guard let message = try? WireCoding.decode(AlarmDecided.self, from: message.data) else {
+          continue
+        }
         let decided = DecidedAlarm(
-          streamSequence: UInt64(sequence), eventID: object["event_id"] as? String,
-          outcome: object["outcome"] as? String ?? "unknown", noticedAt: .now)
+          streamSequence: message.streamSequence, eventID: message.eventID,
+          outcome: message.outcome, noticedAt: .now)
         await self?.deliver(decided)
       }
     }
@@ -67,11 +68,11 @@ public actor AlarmPublisher {
   {
     let reply = try await nats.request(
       subject, payload, headers: messageID.map { ["Nats-Msg-Id": $0] } ?? [:], timeout: .seconds(5))
-    guard let ack = JSON.object(from: reply.data), let sequence = ack["seq"] as? Int else {
-      let text = String(decoding: reply.data.prefix(200), as: UTF8.self)
+    guard let ack = try? WireCoding.decode(PublishAck.self, from: reply.data) else {
+      let text = CleanText.clean(bytes: reply.data.prefix(200), maximumCharacters: 200)
       throw NATSError.call(operation: "publish to JetStream", status: text)
     }
-    return UInt64(sequence)
+    return ack.seq
   }
 
   /// Publishes and waits until the fan-out has committed the decision.
@@ -79,8 +80,7 @@ public actor AlarmPublisher {
     subject: String, payload: [UInt8], messageID: String? = nil, timeout: Duration
   ) async throws -> DecidedAlarm {
     let sequence = try await publish(subject: subject, payload: payload, messageID: messageID)
-    let eventID = (JSON.object(from: payload)?["event_id"] as? String).flatMap(
-      UUID.init(uuidString:))
+    let eventID = (try? WireCoding.decode(AlarmIdentity.self, from: payload))?.eventID
     return try await waitDecided(sequence, eventID: eventID, timeout: timeout)
   }
 
@@ -100,7 +100,7 @@ public actor AlarmPublisher {
         ).first
       {
         return DecidedAlarm(
-          streamSequence: sequence, eventID: nil, outcome: try row.string("outcome"),
+          streamSequence: sequence, eventID: eventID, outcome: try row.string("outcome"),
           noticedAt: .now)
       }
     }
@@ -131,4 +131,17 @@ public actor AlarmPublisher {
       arrived[decided.streamSequence] = decided
     }
   }
+}
+
+/// JetStream's publish acknowledgement: `{"stream": ..., "seq": N}`; an error answer has
+/// no `seq` and is not one.
+private struct PublishAck: Decodable {
+  let seq: UInt64
+}
+
+/// Just the `event_id` of a payload, when it is a usable one.
+private struct AlarmIdentity: Decodable {
+  let eventID: UUID
+
+  enum CodingKeys: String, CodingKey { case eventID = "event_id" }
 }

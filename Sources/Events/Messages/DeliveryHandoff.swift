@@ -8,8 +8,8 @@ import FoundationEssentials
 /// `taken` once the pushes have started, or `declined`; anything else (no answer, no
 /// worker listening) and the fan-out releases the lease, so the deliveries go the claim
 /// path at once instead of waiting for the lease to lapse.
-public struct DeliveryHandoff: Sendable, Equatable {
-  public struct Delivery: Sendable, Equatable {
+public struct DeliveryHandoff: Codable, Sendable, Equatable {
+  public struct Delivery: Codable, Sendable, Equatable {
     public let deliveryID: UUID
     public let notificationID: UUID
     public let deviceID: UUID
@@ -30,6 +30,14 @@ public struct DeliveryHandoff: Sendable, Equatable {
     }
 
     public var tokenPrefix: String { Directory.tokenPrefix(token) }
+
+    enum CodingKeys: String, CodingKey {
+      case deliveryID = "delivery_id"
+      case notificationID = "notification_id"
+      case deviceID = "device_id"
+      case token, environment
+      case deviceRegisteredAt = "device_registered_at"
+    }
   }
 
   /// The lease handed-off deliveries are written with. Short, so that a fan-out killed
@@ -71,52 +79,29 @@ public struct DeliveryHandoff: Sendable, Equatable {
     self.deliveries = deliveries
   }
 
-  /// JSON through the project's one writer; dates as timestamps with microseconds, as
-  /// PostgreSQL keeps them.
-  public var encoded: [UInt8] {
-    let object: [String: Any] = [
-      "lease_token": leaseToken, "event_id": eventID, "created_at": createdAt, "kind": kind,
-      "mower_name": mowerName as Any, "reason": reason as Any, "image_id": imageID as Any,
-      "answer_by": answerBy as Any,
-      "deliveries": deliveries.map { delivery -> [String: Any] in
-        [
-          "delivery_id": delivery.deliveryID, "notification_id": delivery.notificationID,
-          "device_id": delivery.deviceID, "token": delivery.token,
-          "environment": delivery.environment,
-          "device_registered_at": delivery.deviceRegisteredAt,
-        ]
-      },
-    ]
-    return Array(JSON.encode(object).utf8)
+  enum CodingKeys: String, CodingKey {
+    case leaseToken = "lease_token"
+    case eventID = "event_id"
+    case createdAt = "created_at"
+    case kind
+    case mowerName = "mower_name"
+    case reason
+    case imageID = "image_id"
+    case deliveries
+    case answerBy = "answer_by"
   }
 
-  /// Parses what `encoded` wrote; throws `Unreadable` naming the first field that is
-  /// missing or malformed.
+  /// The offer's JSON (`WireCoding`).
+  public var encoded: [UInt8] { WireCoding.encode(self) }
+
+  /// Reads what `encoded` wrote; throws `Unreadable` naming the first field that is missing
+  /// or malformed.
   public static func decode(_ bytes: [UInt8]) throws(Unreadable) -> DeliveryHandoff {
-    guard let object = JSON.object(from: bytes) else {
-      throw Unreadable(field: "(not a JSON object)")
+    do {
+      return try WireCoding.decode(DeliveryHandoff.self, from: bytes)
+    } catch {
+      throw Unreadable(field: error.field ?? "(not a JSON object)")
     }
-    let fields = Fields(object: object)
-    guard let items = object["deliveries"] as? [[String: Any]] else {
-      throw Unreadable(field: "deliveries")
-    }
-    var handoff = DeliveryHandoff(
-      leaseToken: Int64(try fields.number("lease_token")),
-      eventID: try fields.uuid("event_id"), createdAt: try fields.date("created_at"),
-      kind: try fields.string("kind"), mowerName: object["mower_name"] as? String,
-      reason: object["reason"] as? String,
-      imageID: object["image_id"] is String ? try fields.uuid("image_id") : nil,
-      deliveries: try items.map { item throws(Unreadable) in
-        let fields = Fields(object: item)
-        return Delivery(
-          deliveryID: try fields.uuid("delivery_id"),
-          notificationID: try fields.uuid("notification_id"),
-          deviceID: try fields.uuid("device_id"), token: try fields.string("token"),
-          environment: try fields.string("environment"),
-          deviceRegisteredAt: try fields.date("device_registered_at"))
-      })
-    handoff.answerBy = object["answer_by"] is String ? try fields.date("answer_by") : nil
-    return handoff
   }
 
   /// A handoff that cannot be read, and the field that made it so.
@@ -124,29 +109,5 @@ public struct DeliveryHandoff: Sendable, Equatable {
     public let field: String
     public init(field: String) { self.field = field }
     public var description: String { "unreadable delivery handoff: \(field)" }
-  }
-
-  private struct Fields {
-    let object: [String: Any]
-
-    func string(_ name: String) throws(Unreadable) -> String {
-      guard let value = object[name] as? String else { throw Unreadable(field: name) }
-      return value
-    }
-
-    func number(_ name: String) throws(Unreadable) -> Int {
-      guard let value = JSON.integer(object[name]) else { throw Unreadable(field: name) }
-      return value
-    }
-
-    func uuid(_ name: String) throws(Unreadable) -> UUID {
-      guard let value = UUID(uuidString: try string(name)) else { throw Unreadable(field: name) }
-      return value
-    }
-
-    func date(_ name: String) throws(Unreadable) -> Date {
-      guard let value = Timestamp.parse(try string(name)) else { throw Unreadable(field: name) }
-      return value
-    }
   }
 }
