@@ -52,13 +52,10 @@ struct APNsBenchmark {
     // One in three a theft alarm, with a photo.
     let sent = try await rig.publishAtRate(publisher, rate: rate, count: rate * seconds) {
       index in
-      let id = UUID().uuidString.lowercased()
       let mower = "bm-\(index % BenchLoad.mowers)"
       let kind = index % 3 == 0 ? "mower_lifted" : "battery_low"
-      let payload = JSON.encode([
-        "event_id": id, "mower_id": mower, "kind": kind, "occurred_at": Timestamp.format(Date()),
-      ])
-      return (id, mower, payload)
+      let alarm = AlarmMessage(mowerID: mower, kind: kind, occurredAt: Date())
+      return (alarm.eventID.uuidString.lowercased(), mower, alarm.encoded)
     }
     try await Task.sleep(for: .seconds(2))
     let latencies = try await rig.alarmToPush(sent)

@@ -13,19 +13,15 @@ struct AlarmMix {
   ]
 
   /// The `index`-th alarm: its event id, subject's mower and payload.
-  func alarm(_ index: Int) -> (eventID: String, mower: String, payload: String) {
+  func alarm(_ index: Int) -> (eventID: String, mower: String, payload: [UInt8]) {
     let kind: String
     switch index % 10 {
     case 0: kind = Self.theft[(index / 10) % Self.theft.count]
     case 1, 2: kind = "mower_stuck"
     default: kind = Self.routine[index % Self.routine.count]
     }
-    let id = UUID().uuidString.lowercased()
     let mower = "bm-\(Int.random(in: 0..<mowers))"
-    let payload = JSON.encode([
-      "event_id": id, "mower_id": mower, "kind": kind, "occurred_at": Timestamp.format(Date()),
-      "mower_name": "Bench",
-    ])
-    return (id, mower, payload)
+    let alarm = AlarmMessage(mowerID: mower, kind: kind, occurredAt: Date(), mowerName: "Bench")
+    return (alarm.eventID.uuidString.lowercased(), mower, alarm.encoded)
   }
 }

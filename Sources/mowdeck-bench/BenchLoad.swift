@@ -49,14 +49,13 @@ struct BenchLoad {
         }
         let mower = "bm-\(Int.random(in: 0..<Self.mowers))"
         let kind = index % 10 == 0 ? "mower_stuck" : "battery_low"
-        let payload = JSON.encode([
-          "event_id": UUID().uuidString.lowercased(), "mower_id": mower, "kind": kind,
-          "occurred_at": Timestamp.format(Date()), "mower_name": "Bench",
-        ])
+        let payload = AlarmMessage(
+          mowerID: mower, kind: kind, occurredAt: Date(), mowerName: "Bench"
+        ).encoded
         group.addTask {
           let sent = ContinuousClock.now
           let decided = try await publisher.publishAndWait(
-            subject: subjects.alarm(mowerID: mower), payload: Array(payload.utf8),
+            subject: subjects.alarm(mowerID: mower), payload: payload,
             timeout: .seconds(60))
           return (decided.noticedAt - sent).seconds
         }

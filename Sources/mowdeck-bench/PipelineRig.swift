@@ -97,7 +97,7 @@ final class PipelineRig: @unchecked Sendable {
   /// each alarm's id with its publish time.
   func publishAtRate(
     _ publisher: AlarmPublisher, rate: Int, count: Int,
-    alarm: @escaping (Int) -> (eventID: String, mower: String, payload: String)
+    alarm: @escaping (Int) -> (eventID: String, mower: String, payload: [UInt8])
   ) async throws -> [String: Date] {
     let start = ContinuousClock.now
     var sent: [String: Date] = [:]
@@ -111,7 +111,7 @@ final class PipelineRig: @unchecked Sendable {
         sent[next.eventID] = Date()
         group.addTask {
           _ = try await publisher.publish(
-            subject: subjects.alarm(mowerID: next.mower), payload: Array(next.payload.utf8))
+            subject: subjects.alarm(mowerID: next.mower), payload: next.payload)
         }
       }
     }

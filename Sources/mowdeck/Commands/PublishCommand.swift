@@ -10,19 +10,27 @@ struct PublishCommand: Command {
 
   static func run(_ arguments: Arguments, _ context: CommandContext) async throws {
     let mower = try arguments.required("mower")
-    var payload: [String: Any] = [
-      "event_id": (arguments.option("event-id") ?? UUID().uuidString).lowercased(),
-      "mower_id": mower, "kind": try arguments.required("kind"),
-      "occurred_at": arguments.option("occurred-at") ?? Timestamp.format(Date()),
-    ]
-    if let reason = arguments.option("reason") { payload["reason"] = reason }
-    if let name = arguments.option("name") { payload["mower_name"] = name }
+    let eventID = try arguments.option("event-id").map { text in
+      guard let id = UUID(uuidString: text) else { throw UsageError("--event-id is not a UUID") }
+      return id
+    }
+    let occurredAt = try arguments.option("occurred-at").map { text in
+      guard let date = Timestamp.parse(text) else {
+        throw UsageError("--occurred-at is not an RFC 3339 instant")
+      }
+      return date
+    }
+    let alarm = AlarmMessage(
+      eventID: eventID ?? UUID(), mowerID: mower, kind: try arguments.required("kind"),
+      occurredAt: occurredAt ?? Date(), mowerName: arguments.option("name"),
+      reason: arguments.option("reason"))
     let nats = try context.nats()
     let publisher = try await AlarmPublisher(
       nats: nats, subjects: context.subjects, pool: context.pool())
     let decided = try await publisher.publishAndWait(
-      subject: context.subjects.alarm(mowerID: mower), payload: Array(JSON.encode(payload).utf8),
+      subject: context.subjects.alarm(mowerID: mower), payload: alarm.encoded,
       timeout: .seconds(30))
-    say("\(payload["event_id"]!) \(decided.outcome) (stream seq \(decided.streamSequence))")
+    let id = alarm.eventID.uuidString.lowercased()
+    say("\(id) \(decided.outcome) (stream seq \(decided.streamSequence))")
   }
 }
