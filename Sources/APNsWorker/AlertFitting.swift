@@ -1,5 +1,5 @@
 /// Shortens an alert's title and body to a number of bytes of JSON text, each ending in
-/// `…` when cut (CONTRACT.md section 7).
+/// `…` when cut (docs/interfaces.md#apns).
 ///
 /// Bytes are counted as `JSON.encode` writes them: UTF-8, with a quote, backslash or
 /// control character taking its escape's length. Texts are cut between characters

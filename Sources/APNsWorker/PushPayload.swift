@@ -1,7 +1,7 @@
 import Events
 import FoundationEssentials
 
-/// The APNs payload and headers of one delivery attempt (CONTRACT.md section 7).
+/// The APNs payload and headers of one delivery attempt (docs/interfaces.md#apns).
 struct PushPayload: Sendable {
   let json: String
   let imageURL: String?
@@ -35,7 +35,7 @@ struct PushPayload: Sendable {
   }
 
   /// The payload as JSON, its alert shortened when the whole would pass `maximumBytes`
-  /// (CONTRACT.md section 7): a 5,600-character mower name still reaches the phone, with
+  /// (docs/interfaces.md#apns): a 5,600-character mower name still reaches the phone, with
   /// its photo and its id whole.
   private static func encode(
     _ payload: [String: Any], aps: [String: Any], title: String, body: String

@@ -42,7 +42,8 @@ enum Decision: Sendable, Equatable {
   case pushed(PhotoDecision)
 }
 
-/// The rules of CONTRACT.md section 2, as a pure function of the alarm's own time and the
+/// The rules of docs/interfaces.md#alarm-classes, as a pure function of the alarm's own time and
+/// the
 /// mower's state, so that replaying a stream gives the same decisions every time.
 struct DecisionRules: Sendable {
   let theftCooldownSeconds: Int

@@ -1,7 +1,7 @@
 import Events
 import FoundationEssentials
 
-/// An alarm as published on `notifications.alarms.<mower_id>` (CONTRACT.md section 3),
+/// An alarm as published on `notifications.alarms.<mower_id>` (docs/interfaces.md#ingress-alarm),
 /// checked field by field.
 struct IngressAlarm: Sendable, Equatable {
   let eventID: UUID
@@ -31,7 +31,7 @@ struct IngressAlarm: Sendable, Equatable {
     case invalidReason = "invalid_reason"
   }
 
-  /// The contract's limits on hostile input (CONTRACT.md section 3, "Hostile input").
+  /// The contract's limits on hostile input (docs/interfaces.md#ingress-alarm, its limits).
   enum Limits {
     static let payloadBytes = 64 * 1024
     /// Levels of arrays and objects, the alarm object itself being the first.

@@ -19,7 +19,7 @@ struct IngressRejection: Sendable {
   }
 
   /// PostgreSQL refused the alarm's content (a data error, a constraint it breaks): retrying
-  /// cannot help (CONTRACT.md section 3).
+  /// cannot help (docs/interfaces.md#ingress-alarm).
   static func refused(_ error: DatabaseError) -> IngressRejection {
     IngressRejection(reason: "refused_by_database", details: Self.details(of: error))
   }

@@ -1,7 +1,8 @@
 import Events
 import FoundationEssentials
 
-/// The web inbox API for a signed-in user (CONTRACT.md section 8): the list of their items
+/// The web inbox API for a signed-in user
+/// (docs/interfaces.md#the-serving-process-imageserveworker): the list of their items
 /// and the photo of one of their own items. Another user's item answers 404, exactly as one
 /// that does not exist.
 struct InboxRoutes: Sendable {

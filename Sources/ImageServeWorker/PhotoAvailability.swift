@@ -1,4 +1,5 @@
-/// Where a notification's photo stands, from its rows (CONTRACT.md section 8): the one
+/// Where a notification's photo stands, from its rows
+/// (docs/interfaces.md#the-serving-process-imageserveworker): the one
 /// place that maps the tables to "here it is", "not yet" (404, the phone asks again) and
 /// "never" (410, the phone stops).
 enum PhotoAvailability: Equatable, Sendable {

@@ -1,6 +1,7 @@
 import Events
 
-/// Judges the Device-Gateway's reply (CONTRACT.md section 5): a complete JPEG of at most
+/// Judges the Device-Gateway's reply (docs/interfaces.md#camera-request-and-replies): a complete
+/// JPEG of at most
 /// 512 KiB, or a JSON error naming why there is none. Any bytes at all end in one of the
 /// two; what a failure keeps of the reply is cleaned and short (`FailureDetail`).
 enum CameraReply {

@@ -1,7 +1,7 @@
 import Events
 
 /// The text a failed capture records of what went wrong (`detail` in `photo.failed`),
-/// made safe to store whatever a camera sent (CONTRACT.md section 5).
+/// made safe to store whatever a camera sent (docs/interfaces.md#camera-request-and-replies).
 ///
 /// Why: the text goes into a `jsonb` column, which refuses `\u0000`, and a camera's error
 /// text has no length limit. A reply PostgreSQL refuses would fail its commit on every retry.

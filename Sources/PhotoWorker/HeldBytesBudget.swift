@@ -7,7 +7,7 @@ import Synchronization
 /// after its commit, any other reply once it is judged.
 ///
 /// Shedding is for a store that falls behind, so two kinds of reply never take a photo's
-/// room (CONTRACT.md section 5):
+/// room (docs/interfaces.md#camera-request-and-replies):
 /// - error replies (at most `smallReplyBytes`) are always admitted and kept outside the
 ///   ceiling: a burst of photos that fits the budget is not shed because error replies
 ///   arrived alongside, and a full budget never hides why a camera had no photo;

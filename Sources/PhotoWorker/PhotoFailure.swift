@@ -1,4 +1,5 @@
-/// Why a capture failed: the `reason` of `photo.failed` (CONTRACT.md section 5).
+/// Why a capture failed: the `reason` of `photo.failed`
+/// (docs/interfaces.md#camera-request-and-replies).
 enum PhotoFailure: String, Sendable, CaseIterable {
   case timeout
   case noResponders = "no_responders"

@@ -4,7 +4,7 @@ import Foundation
   import FoundationNetworking
 #endif
 
-/// The phone's Notification Service Extension as CONTRACT.md section 9 describes it: on a
+/// The phone's Notification Service Extension as docs/adr/0010 describes it: on a
 /// push with an `image_url`, ask at once and then once a second for at most 14 s; stop on
 /// 200 (attached) and on any answer but 404; each request waits at most 6 s. Plain HTTP to
 /// the serving process on loopback: TLS is the owner's proxy, not what this measures.

@@ -87,7 +87,7 @@ import Testing
     #expect(payload.imageURL == nil)
   }
 
-  // MARK: At most 4,096 bytes (CONTRACT.md section 7)
+  // MARK: At most 4,096 bytes (docs/interfaces.md#apns)
 
   /// A payload with a photo, as the phone gets it, and its alert's texts.
   func oversized(name: String, reason: String? = "trapped") throws

@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// No log line carries a credential (CONTRACT.md section 11): a whole pipeline whose NATS
+/// No log line carries a credential (docs/interfaces.md#event-log): a whole pipeline whose NATS
 /// and PostgreSQL URLs both hold a password runs an alarm end to end, while one more worker
 /// points at servers that do not answer, so that the URLs are logged as they are retried.
 @Suite(.serialized) struct CredentialLogTests {

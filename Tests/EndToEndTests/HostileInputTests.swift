@@ -3,7 +3,8 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Hostile ingress published into a running pipeline (CONTRACT.md section 3): each case is
+/// Hostile ingress published into a running pipeline (docs/interfaces.md#ingress-alarm): each case
+/// is
 /// decided as the contract says, and right after it a valid alarm of another mower is
 /// pushed within seconds; at the end every worker is alive and nothing is unacknowledged.
 @Suite(.serialized) struct HostileInputTests {

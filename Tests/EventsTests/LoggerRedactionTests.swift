@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 
-/// No log line holds a credential, whatever a call site passes (CONTRACT.md section 11).
+/// No log line holds a credential, whatever a call site passes (docs/interfaces.md#event-log).
 @Suite struct LoggerRedactionTests {
   /// The lines a logger wrote.
   final class Lines: Sendable {

@@ -1,7 +1,7 @@
 import Events
 import Testing
 
-/// Each kind of secret CONTRACT.md section 11 keeps out of logs, and the text around it kept.
+/// Each kind of secret docs/interfaces.md#event-log keeps out of logs, and the text around it kept.
 @Suite struct RedactionTests {
   let deviceToken = "8c2f6a4e1b9d3f7a" + String(repeating: "0a1b2c3d", count: 6)
 

@@ -4,7 +4,7 @@ import Testing
 
 @testable import FanoutWorker
 
-/// The boundaries of CONTRACT.md section 2, as a pure function.
+/// The boundaries of docs/interfaces.md#alarm-classes, as a pure function.
 @Suite struct DecisionRulesTests {
   let rules = DecisionRules(configuration: try! Configuration.load(from: [:]))
   let t0 = Date(timeIntervalSince1970: 1_800_000_000)

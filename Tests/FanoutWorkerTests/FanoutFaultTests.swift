@@ -3,7 +3,8 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Faults the fan-out must survive without holding up other mowers (CONTRACT.md section 3):
+/// Faults the fan-out must survive without holding up other mowers
+/// (docs/interfaces.md#ingress-alarm):
 /// an alarm PostgreSQL refuses for its content, one that fails in a way nobody can class,
 /// and one caught in an outage, each provoked by a trigger on a real PostgreSQL, all at once,
 /// against two real FanoutWorker processes.

@@ -6,7 +6,7 @@ import Testing
 /// nats-server killed, its storage deleted and started again under a running pipeline: the
 /// workers re-create the stream and the consumer by themselves, and the alarms published
 /// afterwards, whose stream sequences start from 1 again, are pushed, none taken for a
-/// duplicate of an alarm handled before (CONTRACT.md section 3).
+/// duplicate of an alarm handled before (docs/interfaces.md#ingress-alarm).
 @Suite(.serialized) struct StreamRecreationTests {
   /// Mowers of fleet40 with recipients: the first five before the loss, the others after
   /// (a second theft alarm of one mower would fall in its cooldown).

@@ -5,7 +5,8 @@ import Testing
 
 @testable import ImageServeWorker
 
-/// Every row of CONTRACT.md section 8's table, over real HTTP against real PostgreSQL.
+/// Every row of the table of docs/interfaces.md#the-serving-process-imageserveworker, over real
+/// HTTP against real PostgreSQL.
 @Suite struct PushImageAnswerTests {
   @Test func aStoredPhotoIsServedWithItsHeaders() async throws {
     try await ServeFixture.with { fixture in

@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Issue 20, item 9 (CONTRACT.md section 6): `IMAGE_KEEP` counts photos with bytes only,
+/// Issue 20, item 9 (docs/interfaces.md#tables): `IMAGE_KEEP` counts photos with bytes only,
 /// so a storm of failure markers never pushes a real photo out; markers go by their own
 /// expiry.
 extension PhotoProcessTests {

@@ -4,7 +4,8 @@ import TestSupport
 import Testing
 
 /// Issue 20, item 9: photo shedding (ADR 0019) only with the contract's two conditions
-/// (CONTRACT.md section 5): never in a burst that fits the budget, never for requests
+/// (docs/interfaces.md#camera-request-and-replies): never in a burst that fits the budget, never
+/// for requests
 /// taken over after a crash. The store is stalled so that every photo is held at once.
 extension PhotoProcessTests {
   @Test func aBurstThatFitsTheBudgetShedsNothingWhateverErrorRepliesComeAlongside() async throws {

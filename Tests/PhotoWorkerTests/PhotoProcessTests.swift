@@ -103,7 +103,7 @@ import Testing
         == 40)
   }
 
-  /// At most the 200 newest photos at any moment (CONTRACT.md section 6). Failure markers
+  /// At most the 200 newest photos at any moment (docs/interfaces.md#tables). Failure markers
   /// (photos shed while the store lags behind the flood) do not count: they go by their
   /// own expiry, and never push a photo out.
   @Test func aFloodFromTwoReplicasNeverHoldsMoreThan200Photos() async throws {

@@ -77,7 +77,7 @@ import Testing
     #expect(try await exists(db, images.first!) == (count <= 200))
   }
 
-  /// `keep` counts photos with bytes only (CONTRACT.md section 6): markers newer than every
+  /// `keep` counts photos with bytes only (docs/interfaces.md#tables): markers newer than every
   /// photo never push one out, and go by their own expiry alone.
   @Test(arguments: [3, 201])
   func failureMarkersNeverPushAPhotoOut(photos: Int) async throws {

@@ -1,4 +1,4 @@
-/// The classes of alarm (CONTRACT.md section 2): which take a photo, which cool down.
+/// The classes of alarm (docs/interfaces.md#alarm-classes): which take a photo, which cool down.
 public enum AlarmClass: String, Sendable, CaseIterable {
   case theft
   case error

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Glibc
 
-/// Every setting of CONTRACT.md section 10, read once at start from the environment.
+/// Every setting of docs/interfaces.md#configuration, read once at start from the environment.
 /// Workers receive this value; nothing reads the environment later.
 public struct Configuration: Sendable {
   public var databaseURL: String

@@ -1,4 +1,4 @@
-/// The fact types of the event log (CONTRACT.md section 11). Operators query by these
+/// The fact types of the event log (docs/interfaces.md#event-log). Operators query by these
 /// strings, so they never change once written.
 public enum EventType: String, Sendable, CaseIterable {
   case alarmReceived = "alarm.received"

@@ -1,7 +1,7 @@
 /// How long stored photos and failure markers live, and how many rows are kept
-/// (CONTRACT.md section 6).
+/// (docs/interfaces.md#tables).
 public struct ImageLimits: Sendable {
-  /// The largest photo a camera may answer with (CONTRACT.md section 5).
+  /// The largest photo a camera may answer with (docs/interfaces.md#camera-request-and-replies).
   public static let largestPhotoBytes = 524_288
 
   public var retentionSeconds: Int

@@ -45,7 +45,7 @@ public struct ImageStore: Sendable {
   /// Removes expired rows and photos beyond the newest `keep`, with an event for each
   /// (`image.expired`, `image.pruned`, correlated to the row's alarm). Takes the lock.
   ///
-  /// Only photos with bytes count towards `keep` (CONTRACT.md section 6): failure markers
+  /// Only photos with bytes count towards `keep` (docs/interfaces.md#tables): failure markers
   /// go by their own short expiry alone, so a storm of failed captures never pushes a real
   /// photo out. The markers a storm leaves are bounded by the reservations of their hour.
   public func enforceRetention(_ tx: Transaction) throws(DatabaseError) -> Removal {

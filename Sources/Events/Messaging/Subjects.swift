@@ -9,7 +9,7 @@ public struct Subjects: Sendable {
     self.prefix = prefix.isEmpty || prefix.hasSuffix(".") ? prefix : prefix + "."
   }
 
-  /// Ingress (CONTRACT.md section 3): `notifications.alarms.<mower_id>`.
+  /// Ingress (docs/interfaces.md#ingress-alarm): `notifications.alarms.<mower_id>`.
   public func alarm(mowerID: String) -> String { prefix + "notifications.alarms." + mowerID }
   public var alarmsWildcard: String { prefix + "notifications.alarms.*" }
   /// Where an alarm's mower id sits in its subject.
@@ -21,7 +21,7 @@ public struct Subjects: Sendable {
   }
   public let fanoutConsumer = "fanout"
 
-  /// The camera (CONTRACT.md section 5).
+  /// The camera (docs/interfaces.md#camera-request-and-replies).
   public func photoRequest(mowerID: String) -> String { prefix + "gateway.mower.\(mowerID).photo" }
   public var photoRequestWildcard: String { prefix + "gateway.mower.*.photo" }
 

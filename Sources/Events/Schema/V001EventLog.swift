@@ -1,5 +1,5 @@
 extension Migration {
-  /// The append-only event log (CONTRACT.md section 11). `tx_id` lets readers tail the log
+  /// The append-only event log (docs/interfaces.md#event-log). `tx_id` lets readers tail the log
   /// without skipping rows of transactions that commit after a later position (ADR 0003).
   static let v001EventLog = Migration(
     version: 1, name: "event log",

@@ -1,5 +1,5 @@
 extension Migration {
-  /// Who may see which mower, their phones, and their web sessions (CONTRACT.md section 4).
+  /// Who may see which mower, their phones, and their web sessions (docs/interfaces.md#tables).
   static let v002Directory = Migration(
     version: 2, name: "directory",
     sql: """

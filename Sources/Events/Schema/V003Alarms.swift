@@ -1,5 +1,6 @@
 extension Migration {
-  /// Ingress bookkeeping and the per-mower decision state (CONTRACT.md sections 2 and 3).
+  /// Ingress bookkeeping and the per-mower decision state (docs/interfaces.md#alarm-classes and
+  /// #ingress-alarm).
   static let v003Alarms = Migration(
     version: 3, name: "alarms",
     sql: """

@@ -1,5 +1,6 @@
 extension Migration {
-  /// Idempotency by `event_id` alone (CONTRACT.md section 3): a JetStream stream re-created
+  /// Idempotency by `event_id` alone (docs/interfaces.md#ingress-alarm): a JetStream stream
+  /// re-created
   /// after its storage was lost numbers its messages from 1 again, so the stream sequence
   /// can no longer key the handled messages. One row per correlation id now (the alarm's
   /// `event_id`, or a digest of a payload that has none); the sequence stays as a note.

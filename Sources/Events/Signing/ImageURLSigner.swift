@@ -1,6 +1,6 @@
 import FoundationEssentials
 
-/// Signs and verifies push-image URLs (CONTRACT.md section 7, ADR 0008):
+/// Signs and verifies push-image URLs (docs/interfaces.md#apns, ADR 0008):
 /// `<origin>/api/v1/notifications/push-images/<notification_id>?e=<expiry>&s=<signature>`,
 /// the signature being HMAC-SHA256 over a fixed purpose, the notification id and the expiry,
 /// base64url without padding. Verification accepts the current key and the previous ones,

@@ -1,6 +1,6 @@
 import FoundationEssentials
 
-/// Where the image-URL key comes from (CONTRACT.md section 10): the configured secret, or
+/// Where the image-URL key comes from (docs/interfaces.md#configuration): the configured secret, or
 /// one derived from the team's APNs key with HKDF-SHA256, so a deployment with an APNs key
 /// needs no extra secret. Nil when neither is there: pushes then carry no image.
 public enum SigningKeys {

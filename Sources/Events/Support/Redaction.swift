@@ -1,5 +1,5 @@
 /// The one place secrets are taken out of text bound for a log line or an error
-/// (CONTRACT.md section 11). The logger applies it to every message and field, so a URL
+/// (docs/interfaces.md#event-log). The logger applies it to every message and field, so a URL
 /// with credentials, a libpq connection string or an APNs reply cannot reach the logs
 /// whatever the call site passes.
 ///
