@@ -27,6 +27,14 @@ struct APNsService: Service {
     defer { listener.cancel() }
     let handoffs = try nats.subscribe(
       subjects.deliveryHandoff, queue: "APNsWorker", bufferLimit: 1000)
+    // Stopping (graceful): no more offers to this worker; the fan-out's next offers go to
+    // another, or to the claim path.
+    let refusing = Task {
+      guard let shutdown = GracefulShutdown.current else { return }
+      await shutdown.wait()
+      if shutdown.isRequested { handoffs.unsubscribe() }
+    }
+    defer { refusing.cancel() }
     let inFlight = Counter()
     // The handed-off pushes' short first leases, renewed for those lasting over a second;
     // nearly all end sooner and cost no renewal (ADR 0016).
@@ -58,7 +66,8 @@ struct APNsService: Service {
         await take(handoffs, leases: handedOff, inFlight: inFlight, doorbell: doorbell)
       }
       var backoff = Backoff()
-      while !Task.isCancelled {
+      // Stopping (graceful): no more claims or offers; the pushes in flight end.
+      while !GracefulShutdown.shouldStopTakingWork {
         let room = maxInFlight - (await inFlight.value)
         var claimed: [ClaimedDelivery] = []
         if room > 0 {

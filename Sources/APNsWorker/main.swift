@@ -6,7 +6,10 @@ let logger = Logger(component: "APNsWorker", minimumLevel: configuration.logLeve
 do {
   let service = try APNsWorker.make(
     configuration: configuration, logger: logger, clock: SystemClock())
-  exit(await ServiceRunner.run(service, logger: logger))
+  exit(
+    await ServiceRunner.run(
+      service, logger: logger,
+      grace: .seconds(configuration.shutdownGraceSeconds)))
 } catch let error as ConfigurationError {
   // One clear line, as for every bad setting; deliveries stay queued until a worker runs.
   StandardError.write(Redaction.redact("APNsWorker: \(error)\n"))

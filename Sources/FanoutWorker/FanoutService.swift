@@ -47,7 +47,8 @@ struct FanoutService: Service {
     await withDiscardingTaskGroup { group in
       var backoff = Backoff()
       var lastCheck = ContinuousClock.now
-      while !Task.isCancelled {
+      // Stopping (graceful): no more fetches; the alarms held are decided, then it returns.
+      while !GracefulShutdown.shouldStopTakingWork {
         if ContinuousClock.now - lastCheck >= Self.consumerCheckInterval {
           consumer = await binding.check(consumer, held: lanes, progress: progress, clock: clock)
           lastCheck = .now

@@ -6,7 +6,10 @@ let logger = Logger(component: "FanoutWorker", minimumLevel: configuration.logLe
 do {
   let service = try FanoutWorker.make(
     configuration: configuration, logger: logger, clock: SystemClock())
-  exit(await ServiceRunner.run(service, logger: logger))
+  exit(
+    await ServiceRunner.run(
+      service, logger: logger,
+      grace: .seconds(configuration.shutdownGraceSeconds)))
 } catch {
   logger.error("cannot start", ["error": error])
   exit(1)

@@ -47,7 +47,8 @@ struct PhotoService: Service {
       "photo worker running", ["max_in_flight": maxInFlight, "max_held_bytes": heldBytes.limit])
     await withDiscardingTaskGroup { group in
       var backoff = Backoff()
-      while !Task.isCancelled {
+      // Stopping (graceful): no more claims; the requests in flight end and are stored.
+      while !GracefulShutdown.shouldStopTakingWork {
         let room = maxInFlight - (await inFlight.count)
         var claimed: [PhotoClaim] = []
         if room > 0 {

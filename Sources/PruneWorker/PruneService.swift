@@ -23,7 +23,7 @@ struct PruneService: Service {
         "interval_s": intervalSeconds, "events_max_age_s": events.maximumAgeSeconds,
         "alarms_max_age_s": history.maximumAgeSeconds, "batch": events.batchSize,
       ])
-    while !Task.isCancelled {
+    while !GracefulShutdown.shouldStopTakingWork {
       do {
         try await pass()
       } catch is CancellationError {
@@ -31,7 +31,7 @@ struct PruneService: Service {
       } catch {
         logger.warning("prune pass failed; next pass at the next interval", ["error": error])
       }
-      try? await Task.sleep(for: .seconds(intervalSeconds))
+      _ = await GracefulShutdown.sleep(for: .seconds(intervalSeconds))
     }
     try? await lease.release()
   }
@@ -119,7 +119,7 @@ struct PruneService: Service {
     var total = 0
     var batches = 0
     var lastReport = started
-    while !Task.isCancelled {
+    while !GracefulShutdown.shouldStopTakingWork {
       let removed = try await batch()
       total += removed
       batches += 1
@@ -140,8 +140,8 @@ struct PruneService: Service {
       "\(what) pruned",
       [
         "removed": total, "batches": batches, "seconds": (ContinuousClock.now - started).seconds,
-        "stopped_early": Task.isCancelled,
+        "stopped_early": GracefulShutdown.shouldStopTakingWork,
       ])
-    return !Task.isCancelled
+    return !GracefulShutdown.shouldStopTakingWork
   }
 }

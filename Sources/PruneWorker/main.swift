@@ -6,7 +6,8 @@ let logger = Logger(component: "PruneWorker", minimumLevel: configuration.logLev
 do {
   exit(
     await ServiceRunner.run(
-      try PruneWorker.make(configuration: configuration, logger: logger), logger: logger))
+      try PruneWorker.make(configuration: configuration, logger: logger), logger: logger,
+      grace: .seconds(configuration.shutdownGraceSeconds)))
 } catch {
   logger.error("cannot start", ["error": error])
   exit(1)

@@ -40,6 +40,11 @@ public final class WorkerProcess: @unchecked Sendable {
     process.waitUntilExit()
   }
 
+  /// Sends `number` (SIGTERM, SIGINT, ...) without waiting.
+  public func signal(_ number: Int32) {
+    process.send(number)
+  }
+
   /// SIGTERM, then waits for the process to stop; returns its exit status.
   @discardableResult
   public func stop() -> Int32 {

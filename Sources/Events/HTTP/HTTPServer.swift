@@ -93,10 +93,17 @@ public final class HTTPServer: Sendable {
     return HTTPServer(daemon: daemon, port: port, core: core, settings: settings, logger: logger)
   }
 
-  /// Serves until the calling task is cancelled, then stops.
+  /// Serves until a graceful shutdown is requested or the calling task is cancelled, then
+  /// stops.
   public func run() async {
-    while !Task.isCancelled {
-      try? await Task.sleep(for: .seconds(3600))
+    if let shutdown = GracefulShutdown.current {
+      // Returns when stopping is requested (the requests in progress then finish in
+      // `stop`) or when the task is cancelled.
+      await shutdown.wait()
+    } else {
+      while !Task.isCancelled {
+        try? await Task.sleep(for: .seconds(3600))
+      }
     }
     await stop()
   }

@@ -25,7 +25,8 @@ public struct MonitoredService<Wrapped: Service>: Service {
   }
 
   public func run() async throws {
-    let serving = Task { await endpoint.run() }
+    // `/healthz` and `/metrics` answer while the service drains: the endpoint stops after it.
+    let serving = Task { await GracefulShutdown.$current.withValue(nil) { await endpoint.run() } }
     defer { serving.cancel() }
     do {
       try await service.run()
