@@ -65,26 +65,14 @@ struct APNsService: Service {
       group.addTask {
         await take(handoffs, leases: handedOff, inFlight: inFlight, doorbell: doorbell)
       }
-      var backoff = Backoff()
       // Stopping (graceful): no more claims or offers; the pushes in flight end.
-      while !GracefulShutdown.shouldStopTakingWork {
-        let room = maxInFlight - (await inFlight.value)
-        var claimed: [ClaimedDelivery] = []
-        if room > 0 {
-          do {
-            claimed = try await store.claim(limit: min(room, 500))
-            backoff.reset()
-          } catch {
-            logger.warning("claiming deliveries failed, retrying", ["error": error])
-            guard await backoff.wait() else { break }
-            continue
-          }
-        }
-        for delivery in claimed {
-          await start(delivery, in: &group, inFlight: inFlight, doorbell: doorbell)
-        }
-        if !claimed.isEmpty, claimed.count == min(room, 500) { continue }
-        await doorbell.wait(timeout: .seconds(1))
+      let loop = ClaimLoop(
+        what: "deliveries", maxInFlight: maxInFlight, batchSize: 500, logger: logger)
+      await loop.run(
+        in: &group, doorbell: doorbell, inFlight: { await inFlight.value },
+        claim: { try await store.claim(limit: $0) }
+      ) { delivery, group in
+        await start(delivery, in: &group, inFlight: inFlight, doorbell: doorbell)
       }
     }
     client.shutdown()

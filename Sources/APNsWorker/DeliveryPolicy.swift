@@ -75,10 +75,5 @@ enum DeliveryPolicy {
   }
 
   /// Whether a device token can be sent at all: 64 hexadecimal digits.
-  static func isWellFormed(token: String) -> Bool {
-    token.utf8.count == 64
-      && token.utf8.allSatisfy {
-        (48...57).contains($0) || (97...102).contains($0) || (65...70).contains($0)
-      }
-  }
+  static func isWellFormed(token: String) -> Bool { HexToken.isWellFormed(token) }
 }

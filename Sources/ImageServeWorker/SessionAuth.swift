@@ -14,8 +14,7 @@ struct SessionAuth: Sendable {
       return nil
     }
     let parts = value.split(separator: " ", omittingEmptySubsequences: false)
-    guard parts.count == 2, parts[0].lowercased() == "bearer", parts[1].utf8.count == 64,
-      parts[1].utf8.allSatisfy({ Self.isHexDigit($0) })
+    guard parts.count == 2, parts[0].lowercased() == "bearer", HexToken.isWellFormed(parts[1])
     else { return nil }
     return String(parts[1])
   }
@@ -24,9 +23,5 @@ struct SessionAuth: Sendable {
   func user(of request: HTTPRequest) async throws -> String? {
     guard let token = Self.bearerToken(request.headers) else { return nil }
     return try await directory.user(forSessionToken: token.lowercased())
-  }
-
-  private static func isHexDigit(_ c: UInt8) -> Bool {
-    (48...57).contains(c) || (97...102).contains(c) || (65...70).contains(c)
   }
 }

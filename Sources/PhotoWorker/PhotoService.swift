@@ -46,35 +46,22 @@ struct PhotoService: Service {
     logger.info(
       "photo worker running", ["max_in_flight": maxInFlight, "max_held_bytes": heldBytes.limit])
     await withDiscardingTaskGroup { group in
-      var backoff = Backoff()
       // Stopping (graceful): no more claims; the requests in flight end and are stored.
-      while !GracefulShutdown.shouldStopTakingWork {
-        let room = maxInFlight - (await inFlight.count)
-        var claimed: [PhotoClaim] = []
-        if room > 0 {
-          do {
-            claimed = try await store.claim(limit: min(room, 200))
-            backoff.reset()
-          } catch {
-            logger.warning("claiming photo reservations failed, retrying", ["error": error])
-            guard await backoff.wait() else { break }
-            continue
-          }
+      let loop = ClaimLoop(
+        what: "photo reservations", maxInFlight: maxInFlight, batchSize: 200, logger: logger)
+      await loop.run(
+        in: &group, doorbell: doorbell, inFlight: { await inFlight.count },
+        claim: { try await store.claim(limit: $0) }
+      ) { claim, group in
+        await inFlight.took(claim.leaseToken)
+        group.addTask {
+          // Returns once the outcome is stored or given up (`commit`): either way its
+          // lease is let go here and no longer renewed.
+          await capture(claim)
+          progress.progressed()
+          await inFlight.ended(claim.leaseToken)
+          await doorbell.ring()
         }
-        for claim in claimed {
-          await inFlight.took(claim.leaseToken)
-          group.addTask {
-            // Returns once the outcome is stored or given up (`commit`): either way its
-            // lease is let go here and no longer renewed.
-            await capture(claim)
-            progress.progressed()
-            await inFlight.ended(claim.leaseToken)
-            await doorbell.ring()
-          }
-        }
-        // A full batch means more may be waiting: claim again at once.
-        if claimed.count == min(room, 200), room > 0 { continue }
-        await doorbell.wait(timeout: .seconds(1))
       }
     }
   }

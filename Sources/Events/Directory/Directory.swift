@@ -112,7 +112,7 @@ public struct Directory: Sendable {
   }
 
   public static func validate(token: String) throws {
-    guard token.utf8.count == 64, token.utf8.allSatisfy({ Hex.isDigit($0) }) else {
+    guard HexToken.isWellFormed(token) else {
       throw Failure.invalidToken
     }
   }
