@@ -1,50 +1,124 @@
 #!/usr/bin/env bash
-# Builds the push-URL and inbox-query parsing, with the signature check, as a libFuzzer
-# target and runs it: at least 1,000,000 inputs by default. Not part of CI.
-#   fuzz/run.sh [RUNS] [extra libFuzzer flags...]
+# Builds a parser of hostile input as a libFuzzer target, together with the very source files
+# the workers use, and runs it: 1,000,000 inputs per target by default. Not part of CI.
+#   fuzz/run.sh [image-serve|alarm|camera|all] [RUNS] [extra libFuzzer flags...]
+#     image-serve  push-image URLs and inbox queries, with the signature check (the default)
+#     alarm        the ingress alarm parser, IngressAlarm.parse
+#     camera       the camera reply's judgement, CameraReply.classify
+#     all          the three, one after the other
+# Each harness (fuzz/*Fuzz.swift) says what it checks for any input. The seeds come from
+# fuzz/seeds.py; inputs that once failed are kept in fuzz/corpus/<target> as regressions.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-runs=${1:-1000000}
-shift || true
+target=image-serve
+case "${1:-}" in
+  image-serve | alarm | camera | all)
+    target=$1
+    shift
+    ;;
+esac
+runs=1000000
+if [[ "${1:-}" =~ ^[0-9]+$ ]]; then
+  runs=$1
+  shift
+fi
 out=.build/fuzz
-mkdir -p "$out/corpus"
+events=Sources/Events
+mkdir -p "$out"
 
-swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name ImageServeFuzz \
-  -I Sources/COpenSSL \
-  fuzz/ImageServeFuzz.swift \
-  Sources/ImageServeWorker/PushImageTarget.swift Sources/ImageServeWorker/CanonicalUUID.swift \
-  Sources/ImageServeWorker/InboxQuery.swift \
-  Sources/Events/Signing/ImageURLSigner.swift Sources/Events/Signing/Base64URL.swift \
-  Sources/Events/Signing/Crypto.swift \
-  -o "$out/image-serve-fuzz" 2> >(grep -v "Cannot export local symbol" >&2)
-
-# Seeds: genuine URLs for the fuzz key (valid, expired, previous key) and inbox queries,
-# so that mutations start next to what the signer accepts.
-python3 - "$out/corpus" <<'PY'
-import base64, hashlib, hmac, os, sys, uuid
-folder = sys.argv[1]
-def url(key, notification, expiry):
-    message = f"mowdeck.push-image.v1\n{notification}\n{expiry}".encode()
-    mac = hmac.new(key, message, hashlib.sha256).digest()
-    signature = base64.urlsafe_b64encode(mac).decode().rstrip("=")
-    return f"/api/v1/notifications/push-images/{notification}?e={expiry}&s={signature}"
-seeds = []
-for index, (key, expiry) in enumerate([(b"fuzz-key", 1900000600), (b"fuzz-key", 1899999999),
-                                        (b"fuzz-previous-key", 1900000000)]):
-    seeds.append(url(key, str(uuid.UUID(int=index * 7919 + 1)), expiry))
-seeds += ["limit=50", "before=0b7c3b0e-1234-4a5b-8c9d-0123456789ab&limit=3"]
-for index, seed in enumerate(seeds):
-    with open(os.path.join(folder, f"seed-{index}"), "w") as f:
-        f.write(seed)
-PY
-
-# New inputs go to the first folder (under .build); fuzz/corpus holds inputs that once
-# failed, kept as regressions. A failure leaves its input in .build/fuzz/crash-*.
-export SWIFT_BACKTRACE=enable=no
-"$out/image-serve-fuzz" -runs="$runs" -max_len=400 -print_final_stats=1 \
-  -artifact_prefix="$out/" "$@" "$out/corpus" fuzz/corpus \
-  2>&1 | tee "$out/last-run.log"
-grep -Eq "signer accepted [1-9]" "$out/last-run.log" || {
-  echo "fuzz/run.sh: no input reached an accepted signature; the seeds are wrong" >&2
-  exit 1
+compile() {
+  swiftc -O -sanitize=fuzzer,address -parse-as-library "$@" \
+    2> >(grep -v "Cannot export local symbol" >&2)
 }
+
+# The worker files begin with `import Events`, while swiftc compiles the Events files they
+# use into the fuzz target's own module: an empty module named Events lets the import
+# resolve, and every name is then found in the target itself.
+empty_events_module() {
+  mkdir -p "$out/stub"
+  echo "// Empty: see empty_events_module in fuzz/run.sh." >"$out/stub/Events.swift"
+  swiftc -parse-as-library -module-name Events -emit-module "$out/stub/Events.swift" \
+    -emit-module-path "$out/stub/Events.swiftmodule"
+}
+
+build() {
+  case $1 in
+    image-serve)
+      compile -module-name ImageServeFuzz -I Sources/COpenSSL \
+        fuzz/ImageServeFuzz.swift \
+        Sources/ImageServeWorker/PushImageTarget.swift \
+        Sources/ImageServeWorker/CanonicalUUID.swift Sources/ImageServeWorker/InboxQuery.swift \
+        $events/Signing/ImageURLSigner.swift $events/Signing/Base64URL.swift \
+        $events/Signing/Crypto.swift \
+        -o "$out/image-serve-fuzz"
+      ;;
+    alarm)
+      empty_events_module
+      compile -module-name AlarmParserFuzz -I "$out/stub" \
+        fuzz/AlarmParserFuzz.swift Sources/FanoutWorker/IngressAlarm.swift \
+        $events/Support/JSON.swift $events/Support/JSONParser.swift \
+        $events/Support/Timestamp.swift $events/Support/CleanText.swift \
+        $events/Support/Hex.swift $events/Support/Trimming.swift \
+        $events/Alarms/AlarmCatalogue.swift $events/Messaging/Subjects.swift \
+        -o "$out/alarm-fuzz"
+      ;;
+    camera)
+      empty_events_module
+      compile -module-name CameraReplyFuzz -I "$out/stub" -I Sources/CNats \
+        fuzz/CameraReplyFuzz.swift Sources/PhotoWorker/CameraReply.swift \
+        Sources/PhotoWorker/FailureDetail.swift Sources/PhotoWorker/PhotoFailure.swift \
+        $events/Messaging/NATSMessage.swift $events/Images/ImageLimits.swift \
+        $events/Support/JSON.swift $events/Support/JSONParser.swift \
+        $events/Messages/WireCoding.swift $events/Messages/PhotoRequest.swift \
+        $events/Support/Timestamp.swift $events/Support/CleanText.swift \
+        $events/Support/Hex.swift \
+        -o "$out/camera-fuzz"
+      ;;
+  esac
+}
+
+# What each harness prints at exit that proves the run reached past the parser's first
+# refusal (the seeds are wrong otherwise), and that its checks of the boundaries past
+# -max_len passed.
+expect_in_log() {
+  local log=$1 pattern=$2 why=$3
+  grep -Eq "$pattern" "$log" || {
+    echo "fuzz/run.sh: $why (see $log)" >&2
+    exit 1
+  }
+}
+
+run() {
+  local name=$1 max_len=4096
+  shift
+  [ "$name" = image-serve ] && max_len=400
+  build "$name"
+  # New inputs go to the first folder (under .build); fuzz/corpus/<target> holds inputs that
+  # once failed. A failure leaves its input in .build/fuzz/<target>-crash-* (or -timeout-).
+  python3 fuzz/seeds.py "$name" "$out/$name-corpus"
+  mkdir -p "fuzz/corpus/$name"
+  local log="$out/$name-last-run.log"
+  echo "fuzz/run.sh: $name, $runs inputs"
+  SWIFT_BACKTRACE=enable=no "$out/$name-fuzz" -runs="$runs" -max_len="$max_len" -timeout=10 \
+    -print_final_stats=1 -artifact_prefix="$out/$name-" "$@" \
+    "$out/$name-corpus" "fuzz/corpus/$name" 2>&1 | tee "$log"
+  case $name in
+    image-serve)
+      expect_in_log "$log" "signer accepted [1-9]" "no input reached an accepted signature"
+      ;;
+    alarm)
+      expect_in_log "$log" "accepted [1-9][0-9]* inputs" "no input was accepted as an alarm"
+      expect_in_log "$log" "boundary checks failed: 0$" "a boundary check failed"
+      ;;
+    camera)
+      expect_in_log "$log" "captured [1-9][0-9]* inputs" "no input was captured as a photo"
+      expect_in_log "$log" "boundary checks failed: 0$" "a boundary check failed"
+      ;;
+  esac
+}
+
+if [ "$target" = all ]; then
+  for name in image-serve alarm camera; do run "$name" "$@"; done
+else
+  run "$target" "$@"
+fi

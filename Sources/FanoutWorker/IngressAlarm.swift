@@ -41,6 +41,10 @@ struct IngressAlarm: Sendable, Equatable {
     static let mowerIDCharacters = 200
     /// No real alarm happened before this: earlier instants are a firmware's clock unset.
     static let earliestOccurredAt = Date(timeIntervalSince1970: 0)
+    /// The last instant a four-digit year holds (9999-12-31T23:59:59Z). RFC 3339 offsets can
+    /// name a later one (`9999-12-31T23:59:59-23:59`); it is kept as this, which is in the
+    /// future anyway and decided on the receive time, so that it reads back everywhere.
+    static let latestOccurredAt = Date(timeIntervalSince1970: 253_402_300_799)
   }
 
   /// The event id a rejected payload still carries, if any, to correlate its rejection.
@@ -90,7 +94,7 @@ struct IngressAlarm: Sendable, Equatable {
     return .success(
       IngressAlarm(
         eventID: eventID, mowerID: mowerID, kind: kind, alarmClass: alarmClass,
-        occurredAt: occurredAt,
+        occurredAt: min(occurredAt, Limits.latestOccurredAt),
         mowerName: cleaned(mowerName as? String, Limits.mowerNameCharacters),
         reason: cleaned(reason as? String, Limits.reasonCharacters)))
   }

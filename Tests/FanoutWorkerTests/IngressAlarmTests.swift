@@ -115,4 +115,31 @@ import Testing
       try parse(payload, subject: "notifications.alarms.m-2").get()
     }
   }
+
+  /// Found by fuzzing: a valid RFC 3339 offset can name an instant in year 10000, which no
+  /// four-digit timestamp can write back. It is kept as the last instant of year 9999.
+  @Test func anInstantPastYear9999IsKeptAsItsLastSecond() throws {
+    let alarm = try parse(
+      """
+      {"event_id": "7d7c3b0e-1111-4222-8333-444455556666", "mower_id": "m-1",
+       "kind": "battery_low", "occurred_at": "9999-12-31T23:59:59-23:59"}
+      """
+    ).get()
+    #expect(Timestamp.format(alarm.occurredAt) == "9999-12-31T23:59:59Z")
+    #expect(Timestamp.parse(Timestamp.format(alarm.occurredAt)) == alarm.occurredAt)
+  }
+
+  /// Names and reasons lose their control characters and are cut; the alarm goes on.
+  @Test func namesAndReasonsAreCleanedAndCut() throws {
+    let alarm = try parse(
+      """
+      {"event_id": "7d7c3b0e-1111-4222-8333-444455556666", "mower_id": "m-1",
+       "kind": "mower_stuck", "occurred_at": "2026-11-29T10:15:00Z",
+       "mower_name": "Rob\\u0000bie\\u007f\\n\(String(repeating: "x", count: 100))",
+       "reason": "\(String(repeating: "r", count: 300))"}
+      """
+    ).get()
+    #expect(alarm.mowerName == "Robbie" + String(repeating: "x", count: 58))
+    #expect(alarm.reason == String(repeating: "r", count: 128))
+  }
 }
