@@ -35,8 +35,8 @@ struct PushPayload: Sendable {
   }
 
   /// The payload as JSON, its alert shortened when the whole would pass `maximumBytes`
-  /// (docs/interfaces.md#apns): a 5,600-character mower name still reaches the phone, with
-  /// its photo and its id whole.
+  /// (docs/interfaces.md#apns): a 5,600-character mower name still reaches the phone, with its
+  /// photo and its id whole.
   private static func encode(
     _ payload: [String: Any], aps: [String: Any], title: String, body: String
   ) -> String {

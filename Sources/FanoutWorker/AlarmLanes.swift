@@ -2,12 +2,11 @@ import Events
 import FoundationEssentials
 import Synchronization
 
-/// The alarms a fan-out worker holds, one lane per mower (per ingress subject): a lane takes
-/// its alarms one at a time in stream order, and lanes never wait for each other, so an
-/// alarm being retried holds up only later alarms of its own mower
-/// (docs/interfaces.md#ingress-alarm:
-/// "every other mower's alarms are decided as usual"). The fetch loop adds what JetStream
-/// delivers; a lane's task asks for its next alarm when it finishes one.
+/// The alarms a fan-out worker holds, one lane per mower (per ingress subject): a lane takes its
+/// alarms one at a time in stream order, and lanes never wait for each other, so an alarm being
+/// retried holds up only later alarms of its own mower (docs/interfaces.md#ingress-alarm: "every
+/// other mower's alarms are decided as usual"). The fetch loop adds what JetStream delivers; a
+/// lane's task asks for its next alarm when it finishes one.
 final class AlarmLanes: Sendable {
   private let state = Mutex(State())
 

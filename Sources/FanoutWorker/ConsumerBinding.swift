@@ -1,11 +1,11 @@
 import Events
 import FoundationEssentials
 
-/// The fan-out's hold on the alarms stream and its durable consumer: binds to them at start,
-/// reads the consumer's backlog every few seconds for the gauges and the stall check, and
-/// re-creates stream and consumer when they disappeared (nats-server restarted on empty
-/// storage, a stream deleted by mistake), without a restart (docs/interfaces.md#ingress-alarm).
-/// Whichever replica notices first re-creates them; the others find them there.
+/// The fan-out's hold on the alarms stream and its durable consumer: binds to them at start, reads
+/// the consumer's backlog every few seconds for the gauges and the stall check, and re-creates
+/// stream and consumer when they disappeared (nats-server restarted on empty storage, a stream
+/// deleted by mistake), without a restart (docs/interfaces.md#ingress-alarm). Whichever replica
+/// notices first re-creates them; the others find them there.
 struct ConsumerBinding: Sendable {
   let jetStream: JetStream
   let subjects: Subjects

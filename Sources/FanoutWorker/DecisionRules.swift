@@ -43,8 +43,7 @@ enum Decision: Sendable, Equatable {
 }
 
 /// The rules of docs/interfaces.md#alarm-classes, as a pure function of the alarm's own time and
-/// the
-/// mower's state, so that replaying a stream gives the same decisions every time.
+/// the mower's state, so that replaying a stream gives the same decisions every time.
 struct DecisionRules: Sendable {
   let theftCooldownSeconds: Int
   let errorCooldownSeconds: Int

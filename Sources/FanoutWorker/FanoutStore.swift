@@ -184,9 +184,8 @@ struct FanoutStore: Sendable {
 
   /// The alarm's own `event_id` when the payload carries a usable one: the idempotency key
   /// (docs/interfaces.md#ingress-alarm). A message without one is no alarm, just a fact to record
-  /// once
-  /// per delivery of it: an id derived from its subject, bytes and stream sequence, so that
-  /// a redelivery correlates the same way and the same bytes published twice count twice.
+  /// once per delivery of it: an id derived from its subject, bytes and stream sequence, so that a
+  /// redelivery correlates the same way and the same bytes published twice count twice.
   static func correlationID(subject: String, payload: [UInt8], streamSequence: UInt64) -> UUID {
     if let eventID = IngressAlarm.eventIDIfAny(in: payload) { return eventID }
     let digest = Digest.sha256Hex(Array(subject.utf8) + [0] + payload)

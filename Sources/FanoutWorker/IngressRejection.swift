@@ -18,8 +18,8 @@ struct IngressRejection: Sendable {
     self.details = details
   }
 
-  /// PostgreSQL refused the alarm's content (a data error, a constraint it breaks): retrying
-  /// cannot help (docs/interfaces.md#ingress-alarm).
+  /// PostgreSQL refused the alarm's content (a data error, a constraint it breaks): retrying cannot
+  /// help (docs/interfaces.md#ingress-alarm).
   static func refused(_ error: DatabaseError) -> IngressRejection {
     IngressRejection(reason: "refused_by_database", details: Self.details(of: error))
   }

@@ -2,9 +2,8 @@ import Events
 import FoundationEssentials
 
 /// The web inbox API for a signed-in user
-/// (docs/interfaces.md#the-serving-process-imageserveworker): the list of their items
-/// and the photo of one of their own items. Another user's item answers 404, exactly as one
-/// that does not exist.
+/// (docs/interfaces.md#the-serving-process-imageserveworker): the list of their items and the photo
+/// of one of their own items. Another user's item answers 404, exactly as one that does not exist.
 struct InboxRoutes: Sendable {
   static let listPattern = "/api/v1/notifications/inbox"
   static let imagePattern = "/api/v1/notifications/inbox/{item}/image"

@@ -1,7 +1,6 @@
 /// Where a notification's photo stands, from its rows
-/// (docs/interfaces.md#the-serving-process-imageserveworker): the one
-/// place that maps the tables to "here it is", "not yet" (404, the phone asks again) and
-/// "never" (410, the phone stops).
+/// (docs/interfaces.md#the-serving-process-imageserveworker): the one place that maps the tables to
+/// "here it is", "not yet" (404, the phone asks again) and "never" (410, the phone stops).
 enum PhotoAvailability: Equatable, Sendable {
   /// Stored and not expired.
   case ready

@@ -2,10 +2,9 @@ import Events
 import FoundationEssentials
 
 /// `GET /api/v1/notifications/push-images/<notification_id>?e=&s=`
-/// (docs/interfaces.md#the-serving-process-imageserveworker).
-/// The URL is the credential: its shape and signature are checked on libmicrohttpd's
-/// thread, before anything else; only a genuine, unexpired, admitted request suspends its
-/// connection and reads PostgreSQL.
+/// (docs/interfaces.md#the-serving-process-imageserveworker). The URL is the credential: its shape
+/// and signature are checked on libmicrohttpd's thread, before anything else; only a genuine,
+/// unexpired, admitted request suspends its connection and reads PostgreSQL.
 struct PushImageRoute: Sendable {
   static let pattern = "/api/v1/notifications/push-images/{notification}"
 

@@ -1,9 +1,8 @@
 import Events
 
 /// Judges the Device-Gateway's reply (docs/interfaces.md#camera-request-and-replies): a complete
-/// JPEG of at most
-/// 512 KiB, or a JSON error naming why there is none. Any bytes at all end in one of the
-/// two; what a failure keeps of the reply is cleaned and short (`FailureDetail`).
+/// JPEG of at most 512 KiB, or a JSON error naming why there is none. Any bytes at all end in one
+/// of the two; what a failure keeps of the reply is cleaned and short (`FailureDetail`).
 enum CameraReply {
   static let maximumBytes = ImageLimits.largestPhotoBytes
 

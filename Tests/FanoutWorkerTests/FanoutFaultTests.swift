@@ -3,129 +3,135 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Faults the fan-out must survive without holding up other mowers
-/// (docs/interfaces.md#ingress-alarm):
-/// an alarm PostgreSQL refuses for its content, one that fails in a way nobody can class,
-/// and one caught in an outage, each provoked by a trigger on a real PostgreSQL, all at once,
-/// against two real FanoutWorker processes.
-@Suite(.serialized) struct FanoutFaultTests {
-  /// Mowers of fleet40, each of which has recipients with devices.
-  static let refused = "m-7-0001"
-  static let cursed = "m-7-0002"
-  static let outage = "m-7-0003"
-  static let healthy = ["m-7-0004", "m-7-0005", "m-7-0006", "m-7-0007", "m-7-0008"]
+/// Run one after another with the other suites of `FanoutProcessTests`: each starts a pipeline of
+/// processes, and two at once starve the in-process servers of the other tests.
+extension FanoutProcessTests {
+  /// Faults the fan-out must survive without holding up other mowers
+  /// (docs/interfaces.md#ingress-alarm): an alarm PostgreSQL refuses for its content, one that
+  /// fails in a way nobody can class, and one caught in an outage, each provoked by a trigger on a
+  /// real PostgreSQL, all at once, against two real FanoutWorker processes.
+  @Suite struct FanoutFaultTests {
+    /// Mowers of fleet40, each of which has recipients with devices.
+    static let refused = "m-7-0001"
+    static let cursed = "m-7-0002"
+    static let outage = "m-7-0003"
+    static let healthy = ["m-7-0004", "m-7-0005", "m-7-0006", "m-7-0007", "m-7-0008"]
 
-  /// The trigger plays three kinds of PostgreSQL error, one per mower: a data error (class
-  /// 22), an error of no known class (P0001, a plain RAISE), and an administrator shutdown
-  /// (57P01) until the test inserts into `outage_over`.
-  static let faults = """
-    CREATE TABLE outage_over (done boolean);
-    CREATE FUNCTION fault_by_mower() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      IF NEW.mower_id = '\(refused)' THEN
-        RAISE EXCEPTION 'value refused' USING ERRCODE = '22023';
-      ELSIF NEW.mower_id = '\(cursed)' THEN
-        RAISE EXCEPTION 'something odd';
-      ELSIF NEW.mower_id = '\(outage)' AND NOT EXISTS (SELECT 1 FROM outage_over) THEN
-        RAISE EXCEPTION 'shutting down' USING ERRCODE = '57P01';
-      END IF;
-      RETURN NEW;
-    END $$;
-    CREATE TRIGGER fault_by_mower BEFORE INSERT ON alarms
-      FOR EACH ROW EXECUTE FUNCTION fault_by_mower();
-    """
+    /// The trigger plays three kinds of PostgreSQL error, one per mower: a data error (class
+    /// 22), an error of no known class (P0001, a plain RAISE), and an administrator shutdown
+    /// (57P01) until the test inserts into `outage_over`.
+    static let faults = """
+      CREATE TABLE outage_over (done boolean);
+      CREATE FUNCTION fault_by_mower() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.mower_id = '\(refused)' THEN
+          RAISE EXCEPTION 'value refused' USING ERRCODE = '22023';
+        ELSIF NEW.mower_id = '\(cursed)' THEN
+          RAISE EXCEPTION 'something odd';
+        ELSIF NEW.mower_id = '\(outage)' AND NOT EXISTS (SELECT 1 FROM outage_over) THEN
+          RAISE EXCEPTION 'shutting down' USING ERRCODE = '57P01';
+        END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER fault_by_mower BEFORE INSERT ON alarms
+        FOR EACH ROW EXECUTE FUNCTION fault_by_mower();
+      """
 
-  @Test(.timeLimit(.minutes(2)))
-  func refusedUndecidableAndStalledAlarmsHoldUpNoOtherMower() async throws {
-    let db = try await TestDatabase.make()
-    try await db.importFleet40()
-    try await db.pool.withTransaction { tx in try tx.execute(Self.faults) }
-    let prefix = uniqueSubjectPrefix()
-    var environment = try WorkerProcess.environment(database: db, subjectPrefix: prefix)
-    environment["MOWDECK_FANOUT_ACK_WAIT_SECONDS"] = "3"
-    environment["MOWDECK_STALL_SECONDS"] = "3"
-    environment["MOWDECK_FANOUT_MAX_ATTEMPTS"] = "4"
-    let workers = try (0..<2).map { _ in try WorkerProcess("FanoutWorker", environment: environment)
-    }
-    defer { for worker in workers { worker.stop() } }
-    let subjects = Subjects(prefix: prefix)
-    let nats = try NATSClient.connect(
-      url: try TestServers.natsURL(), name: "fault-test", logger: TestServers.logger)
-    let publisher = try await AlarmPublisher(nats: nats, subjects: subjects, pool: db.pool)
+    @Test(.timeLimit(.minutes(2)))
+    func refusedUndecidableAndStalledAlarmsHoldUpNoOtherMower() async throws {
+      let db = try await TestDatabase.make()
+      try await db.importFleet40()
+      try await db.pool.withTransaction { tx in try tx.execute(Self.faults) }
+      let prefix = uniqueSubjectPrefix()
+      var environment = try WorkerProcess.environment(database: db, subjectPrefix: prefix)
+      environment["MOWDECK_FANOUT_ACK_WAIT_SECONDS"] = "3"
+      environment["MOWDECK_STALL_SECONDS"] = "3"
+      environment["MOWDECK_FANOUT_MAX_ATTEMPTS"] = "4"
+      let workers = try (0..<2).map { _ in
+        try WorkerProcess("FanoutWorker", environment: environment)
+      }
+      defer { for worker in workers { worker.stop() } }
+      let subjects = Subjects(prefix: prefix)
+      let nats = try NATSClient.connect(
+        url: try TestServers.natsURL(), name: "fault-test", logger: TestServers.logger)
+      let publisher = try await AlarmPublisher(nats: nats, subjects: subjects, pool: db.pool)
 
-    var faulty: [String: UUID] = [:]
-    for mower in [Self.refused, Self.cursed, Self.outage] {
-      let id = UUID()
-      faulty[mower] = id
-      _ = try await publisher.publish(
-        subject: subjects.alarm(mowerID: mower), payload: Self.alarm(id, mower: mower))
-    }
-    // Every other mower is decided at once, while the three are retried or given up.
-    for mower in Self.healthy {
-      let decided = try await publisher.publishAndWait(
-        subject: subjects.alarm(mowerID: mower), payload: Self.alarm(UUID(), mower: mower),
-        timeout: .seconds(10))
-      #expect(decided.outcome == "pushed", "\(mower)")
+      var faulty: [String: UUID] = [:]
+      for mower in [Self.refused, Self.cursed, Self.outage] {
+        let id = UUID()
+        faulty[mower] = id
+        _ = try await publisher.publish(
+          subject: subjects.alarm(mowerID: mower), payload: Self.alarm(id, mower: mower))
+      }
+      // Every other mower is decided at once, while the three are retried or given up.
+      for mower in Self.healthy {
+        let decided = try await publisher.publishAndWait(
+          subject: subjects.alarm(mowerID: mower), payload: Self.alarm(UUID(), mower: mower),
+          timeout: .seconds(10))
+        #expect(decided.outcome == "pushed", "\(mower)")
+      }
+
+      let refusal = try await rejection(of: faulty[Self.refused]!, db)
+      #expect(refusal["reason"] as? String == "refused_by_database")
+      #expect(refusal["error_class"] as? String == "22")
+      #expect(refusal["sqlstate"] as? String == "22023")
+      let undecidable = try await rejection(of: faulty[Self.cursed]!, db)
+      #expect(undecidable["reason"] as? String == "undecidable")
+      #expect(undecidable["error_class"] as? String == "P0")
+      #expect((undecidable["attempts"] as? Int ?? 0) >= 4)
+
+      // The outage only delays: no rejection however long it lasts, and the replica holding
+      // the alarm reports itself stalled once nothing moved for the stall limit.
+      try await eventually(timeout: .seconds(20), "a stalled replica to answer 503") {
+        for worker in workers where try await Self.health(of: worker) == 503 { return true }
+        return false
+      }
+      #expect(
+        try await db.count("SELECT count(*) AS n FROM events WHERE type = 'alarm.rejected'") == 2)
+      try await db.pool.query("INSERT INTO outage_over VALUES (true)")
+      try await eventually(timeout: .seconds(15), "the outage alarm decided") {
+        try await EventLog().story(of: faulty[Self.outage]!, pool: db.pool).map(\.type)
+          .contains("alarm.received")
+      }
+      try await eventually(timeout: .seconds(15), "both replicas healthy again") {
+        for worker in workers where try await Self.health(of: worker) != 200 { return false }
+        return true
+      }
+      // Nothing left unacknowledged, and both replicas alive throughout.
+      try await eventually(timeout: .seconds(15), "an empty consumer") {
+        let backlog = try await JetStream(client: nats).consumerBacklog(
+          stream: subjects.alarmsStream, durable: subjects.fanoutConsumer)
+        return backlog?.pending == 0 && backlog?.ackPending == 0
+      }
+      for worker in workers { #expect(worker.isRunning) }
+      let logs = workers.map(\.log).joined()
+      #expect(logs.contains("\"class\":\"outage\""))
     }
 
-    let refusal = try await rejection(of: faulty[Self.refused]!, db)
-    #expect(refusal["reason"] as? String == "refused_by_database")
-    #expect(refusal["error_class"] as? String == "22")
-    #expect(refusal["sqlstate"] as? String == "22023")
-    let undecidable = try await rejection(of: faulty[Self.cursed]!, db)
-    #expect(undecidable["reason"] as? String == "undecidable")
-    #expect(undecidable["error_class"] as? String == "P0")
-    #expect((undecidable["attempts"] as? Int ?? 0) >= 4)
+    static func alarm(_ id: UUID, mower: String) -> [UInt8] {
+      Array(
+        JSON.encode([
+          "event_id": id.uuidString.lowercased(), "mower_id": mower, "kind": "mower_lifted",
+          "occurred_at": Timestamp.format(Date()),
+        ]).utf8)
+    }
 
-    // The outage only delays: no rejection however long it lasts, and the replica holding
-    // the alarm reports itself stalled once nothing moved for the stall limit.
-    try await eventually(timeout: .seconds(20), "a stalled replica to answer 503") {
-      try workers.contains { try Self.health(of: $0) == 503 }
+    private func rejection(of id: UUID, _ db: TestDatabase) async throws -> [String: Any] {
+      var data: [String: Any] = [:]
+      try await eventually(timeout: .seconds(15), "alarm.rejected for \(id)") {
+        let story = try await EventLog().story(of: id, pool: db.pool)
+        data = story.first { $0.type == "alarm.rejected" }?.data ?? [:]
+        return !data.isEmpty
+      }
+      return data
     }
-    #expect(
-      try await db.count("SELECT count(*) AS n FROM events WHERE type = 'alarm.rejected'") == 2)
-    try await db.pool.query("INSERT INTO outage_over VALUES (true)")
-    try await eventually(timeout: .seconds(15), "the outage alarm decided") {
-      try await EventLog().story(of: faulty[Self.outage]!, pool: db.pool).map(\.type)
-        .contains("alarm.received")
-    }
-    try await eventually(timeout: .seconds(15), "both replicas healthy again") {
-      try workers.allSatisfy { try Self.health(of: $0) == 200 }
-    }
-    // Nothing left unacknowledged, and both replicas alive throughout.
-    try await eventually(timeout: .seconds(15), "an empty consumer") {
-      let backlog = try await JetStream(client: nats).consumerBacklog(
-        stream: subjects.alarmsStream, durable: subjects.fanoutConsumer)
-      return backlog?.pending == 0 && backlog?.ackPending == 0
-    }
-    for worker in workers { #expect(worker.isRunning) }
-    let logs = workers.map(\.log).joined()
-    #expect(logs.contains("\"class\":\"outage\""))
-  }
 
-  static func alarm(_ id: UUID, mower: String) -> [UInt8] {
-    Array(
-      JSON.encode([
-        "event_id": id.uuidString.lowercased(), "mower_id": mower, "kind": "mower_lifted",
-        "occurred_at": Timestamp.format(Date()),
-      ]).utf8)
-  }
-
-  private func rejection(of id: UUID, _ db: TestDatabase) async throws -> [String: Any] {
-    var data: [String: Any] = [:]
-    try await eventually(timeout: .seconds(15), "alarm.rejected for \(id)") {
-      let story = try await EventLog().story(of: id, pool: db.pool)
-      data = story.first { $0.type == "alarm.rejected" }?.data ?? [:]
-      return !data.isEmpty
+    /// The status `/healthz` of a worker answers (its monitoring port from its log).
+    static func health(of worker: WorkerProcess) async throws -> Int {
+      guard let port = worker.monitoringPort else { return 0 }
+      let status = try await runShellOffThePool(
+        "curl -s -o /dev/null -m 3 -w '%{http_code}' http://127.0.0.1:\(port)/healthz")
+      return Int(status.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
-    return data
-  }
-
-  /// The status `/healthz` of a worker answers (its monitoring port from its log).
-  static func health(of worker: WorkerProcess) throws -> Int {
-    guard let port = worker.monitoringPort else { return 0 }
-    let status = try runShell(
-      "curl -s -o /dev/null -m 3 -w '%{http_code}' http://127.0.0.1:\(port)/healthz")
-    return Int(status.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
   }
 }

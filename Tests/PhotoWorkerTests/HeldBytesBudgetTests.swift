@@ -4,8 +4,7 @@ import Testing
 @testable import PhotoWorker
 
 /// ADR 0019 with the contract's two conditions (docs/interfaces.md#camera-request-and-replies): no
-/// shedding in a
-/// burst that fits the budget, none for requests taken over after a crash.
+/// shedding in a burst that fits the budget, none for requests taken over after a crash.
 @Suite struct HeldBytesBudgetTests {
   let photo = 300_000
 

@@ -3,10 +3,9 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Issue 20, item 6 (docs/interfaces.md#camera-request-and-replies): whatever a camera answers,
-/// its capture ends
-/// within the timeout plus a few seconds, what a failure records of the reply is clean and
-/// short, and the worker goes on capturing other mowers' photos.
+/// Issue 20, item 6 (docs/interfaces.md#camera-request-and-replies): whatever a camera answers, its
+/// capture ends within the timeout plus a few seconds, what a failure records of the reply is clean
+/// and short, and the worker goes on capturing other mowers' photos.
 extension PhotoProcessTests {
   @Test func everyMalformedReplyEndsItsCaptureAndTheWorkerGoesOn() async throws {
     let timeout = 3

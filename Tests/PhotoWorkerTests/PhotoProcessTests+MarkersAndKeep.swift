@@ -3,9 +3,8 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Issue 20, item 9 (docs/interfaces.md#tables): `IMAGE_KEEP` counts photos with bytes only,
-/// so a storm of failure markers never pushes a real photo out; markers go by their own
-/// expiry.
+/// Issue 20, item 9 (docs/interfaces.md#tables): `IMAGE_KEEP` counts photos with bytes only, so a
+/// storm of failure markers never pushes a real photo out; markers go by their own expiry.
 extension PhotoProcessTests {
   @Test func aStormOfFailureMarkersNeverPushesAPhotoOut() async throws {
     let stack = try await Stack(settings: ["MOWDECK_NOTIFICATIONS_IMAGE_KEEP": "3"])

@@ -5,8 +5,7 @@ import Testing
 
 /// Issue 20, item 9: photo shedding (ADR 0019) only with the contract's two conditions
 /// (docs/interfaces.md#camera-request-and-replies): never in a burst that fits the budget, never
-/// for requests
-/// taken over after a crash. The store is stalled so that every photo is held at once.
+/// for requests taken over after a crash. The store is stalled so that every photo is held at once.
 extension PhotoProcessTests {
   @Test func aBurstThatFitsTheBudgetShedsNothingWhateverErrorRepliesComeAlongside() async throws {
     let photo = 400_000

@@ -104,8 +104,8 @@ import Testing
   }
 
   /// At most the 200 newest photos at any moment (docs/interfaces.md#tables). Failure markers
-  /// (photos shed while the store lags behind the flood) do not count: they go by their
-  /// own expiry, and never push a photo out.
+  /// (photos shed while the store lags behind the flood) do not count: they go by their own expiry,
+  /// and never push a photo out.
   @Test func aFloodFromTwoReplicasNeverHoldsMoreThan200Photos() async throws {
     let stack = try await Stack()
     let simulator = try await stack.simulator(["--latency-ms", "0-20"])

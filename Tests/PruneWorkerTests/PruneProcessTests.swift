@@ -101,9 +101,9 @@ import Testing
     #expect(worker.log.contains("\"msg\":\"stopped\""))
   }
 
-  /// 480 KB photos at about 100 a second from two PhotoWorkers with a PruneWorker running:
-  /// the table never holds more than 200 photos or about 105 MB, sampled throughout. The
-  /// failure markers of photos shed meanwhile do not count (docs/interfaces.md#tables).
+  /// 480 KB photos at about 100 a second from two PhotoWorkers with a PruneWorker running: the
+  /// table never holds more than 200 photos or about 105 MB, sampled throughout. The failure
+  /// markers of photos shed meanwhile do not count (docs/interfaces.md#tables).
   @Test func aFloodOfLargePhotosStaysWithinTheLimits() async throws {
     let seconds = Int(ProcessInfo.processInfo.environment["MOWDECK_TEST_FLOOD_SECONDS"] ?? "") ?? 60
     let db = try await TestDatabase.make()

@@ -17,6 +17,9 @@ public final class WorkerProcess: @unchecked Sendable {
     environment["MOWDECK_NATS_SUBJECT_PREFIX"] = subjectPrefix
     // Many workers share this machine: each picks a free port for /healthz and /metrics.
     environment["MOWDECK_METRICS_LISTEN"] = "127.0.0.1:0"
+    // `stop()` blocks its thread until the worker has drained; tests stop workers that
+    // still hold work, so they get a short grace (the shutdown tests set their own).
+    environment["MOWDECK_SHUTDOWN_GRACE_SECONDS"] = "1"
     return environment
   }
 
@@ -116,6 +119,16 @@ public func runCommand(
   let process = try WorkerProcess(executable, arguments: arguments, environment: environment)
   let status = try await process.wait(timeout: timeout)
   return (status, process.log)
+}
+
+/// `runShell` on a thread of its own, so that a slow command does not hold one of the few
+/// threads the tests' tasks (and the in-process servers of other tests) run on.
+public func runShellOffThePool(_ command: String) async throws -> String {
+  try await withCheckedThrowingContinuation { continuation in
+    DispatchQueue.global().async {
+      continuation.resume(with: Result { try runShell(command) })
+    }
+  }
 }
 
 /// Runs a shell command line to its end; returns its standard output, throws with the

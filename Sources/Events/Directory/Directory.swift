@@ -1,7 +1,7 @@
 import FoundationEssentials
 
-/// Users, mowers, grants, devices and web sessions (docs/interfaces.md#tables): the one place
-/// that writes them, used by the admin command line and the HTTP API alike.
+/// Users, mowers, grants, devices and web sessions (docs/interfaces.md#tables): the one place that
+/// writes them, used by the admin command line and the HTTP API alike.
 public struct Directory: Sendable {
   public let pool: DatabasePool
 

@@ -1,8 +1,7 @@
 extension Migration {
   /// Idempotency by `event_id` alone (docs/interfaces.md#ingress-alarm): a JetStream stream
-  /// re-created
-  /// after its storage was lost numbers its messages from 1 again, so the stream sequence
-  /// can no longer key the handled messages. One row per correlation id now (the alarm's
+  /// re-created after its storage was lost numbers its messages from 1 again, so the stream
+  /// sequence can no longer key the handled messages. One row per correlation id now (the alarm's
   /// `event_id`, or a digest of a payload that has none); the sequence stays as a note.
   static let v007IngressByEventID = Migration(
     version: 7, name: "ingress by event id",

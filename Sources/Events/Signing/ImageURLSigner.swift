@@ -1,10 +1,10 @@
 import FoundationEssentials
 
 /// Signs and verifies push-image URLs (docs/interfaces.md#apns, ADR 0008):
-/// `<origin>/api/v1/notifications/push-images/<notification_id>?e=<expiry>&s=<signature>`,
-/// the signature being HMAC-SHA256 over a fixed purpose, the notification id and the expiry,
-/// base64url without padding. Verification accepts the current key and the previous ones,
-/// so a key can be rotated without breaking URLs already sent.
+/// `<origin>/api/v1/notifications/push-images/<notification_id>?e=<expiry>&s=<signature>`, the
+/// signature being HMAC-SHA256 over a fixed purpose, the notification id and the expiry, base64url
+/// without padding. Verification accepts the current key and the previous ones, so a key can be
+/// rotated without breaking URLs already sent.
 public struct ImageURLSigner: Sendable {
   public static let purpose = "mowdeck.push-image.v1"
   public static let path = "/api/v1/notifications/push-images/"

@@ -1,8 +1,8 @@
 import FoundationEssentials
 
 /// Where the image-URL key comes from (docs/interfaces.md#configuration): the configured secret, or
-/// one derived from the team's APNs key with HKDF-SHA256, so a deployment with an APNs key
-/// needs no extra secret. Nil when neither is there: pushes then carry no image.
+/// one derived from the team's APNs key with HKDF-SHA256, so a deployment with an APNs key needs no
+/// extra secret. Nil when neither is there: pushes then carry no image.
 public enum SigningKeys {
   public enum Failure: Error, CustomStringConvertible {
     case unreadableAPNsKey(path: String)

@@ -1,9 +1,9 @@
 import FoundationEssentials
 
-/// JSON-lines logs on standard error: one object a line with time, level, component and
-/// message, plus fields. Operators grep or `jq` them. Call sites pass URLs, errors and
-/// replies as they are: the message and every field go through `Redaction` here, so no
-/// credential reaches a line whoever forgets (docs/interfaces.md#event-log).
+/// JSON-lines logs on standard error: one object a line with time, level, component and message,
+/// plus fields. Operators grep or `jq` them. Call sites pass URLs, errors and replies as they are:
+/// the message and every field go through `Redaction` here, so no credential reaches a line whoever
+/// forgets (docs/interfaces.md#event-log).
 public struct Logger: Sendable {
   public enum Level: String, Sendable, Comparable {
     case debug, info, warning, error
