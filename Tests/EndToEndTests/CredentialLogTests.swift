@@ -54,7 +54,8 @@ extension EndToEndTests {
       let decided = try await publisher.publishAndWait(
         subject: base.subjects.alarm(mowerID: "m-7-0008"), payload: Array(payload.utf8),
         timeout: .seconds(20))
-      #expect(decided.outcome == "pushed")
+      // "decided" when the fan-out's notice came late and the database was asked instead.
+      #expect(["pushed", "decided"].contains(decided.outcome))
       try await eventually(timeout: .seconds(20), "the pushes sent and the photo ended") {
         let story = try await EventLog().story(of: id, pool: db.pool).map(\.type)
         return story.contains("delivery.sent")

@@ -259,7 +259,8 @@ import Testing
       return try await client.request(subject, [1], timeout: .seconds(3))
     }
     await #expect(throws: (any Error).self) { try await request.value }
-    #expect(ContinuousClock.now - started < .seconds(2))
+    // Before the 3 s timeout, with room for a loaded machine.
+    #expect(ContinuousClock.now - started < .milliseconds(2_800))
     subscription.unsubscribe()
   }
 

@@ -48,7 +48,7 @@ import Testing
       var seeded: [UUID] = []
       for index in 0..<7 {
         seeded.append(
-          try await fixture.seedAlarm(photo: .none, createdSecondsAgo: Double(index)).itemID)
+          try await fixture.seedAlarm(photo: .none, createdSecondsAgo: Double(index) * 60).itemID)
       }
       let token = try await fixture.session(for: "u1")
       var seen: [String] = []

@@ -48,9 +48,12 @@ struct ServeFixture: Sendable {
     environment.merge(settings) { $1 }
     environment = environment.filter { !$0.value.isEmpty }
     let clock = ManualClock(Date(timeIntervalSince1970: 1_900_000_000))
+    // The answers are under test here, not the database deadline (HTTPServerTests holds
+    // that): a loaded machine, with every suite's processes on two cores, must not turn a
+    // slow query into a 503.
     let service = try ImageServeWorker.make(
       configuration: try Configuration.load(from: environment), logger: TestServers.logger,
-      clock: clock)
+      clock: clock, options: HTTPServer.Options(workDeadline: .seconds(20)))
     return ServeFixture(db: db, service: service, clock: clock)
   }
 

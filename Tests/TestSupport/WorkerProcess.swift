@@ -17,9 +17,10 @@ public final class WorkerProcess: @unchecked Sendable {
     environment["MOWDECK_NATS_SUBJECT_PREFIX"] = subjectPrefix
     // Many workers share this machine: each picks a free port for /healthz and /metrics.
     environment["MOWDECK_METRICS_LISTEN"] = "127.0.0.1:0"
-    // `stop()` blocks its thread until the worker has drained; tests stop workers that
-    // still hold work, so they get a short grace (the shutdown tests set their own).
-    environment["MOWDECK_SHUTDOWN_GRACE_SECONDS"] = "1"
+    // `stop()` blocks its thread until the worker has exited, and the tests' tasks share
+    // two threads: workers under test are cancelled at once, without draining (the
+    // shutdown tests set a grace of their own).
+    environment["MOWDECK_SHUTDOWN_GRACE_SECONDS"] = "0"
     return environment
   }
 

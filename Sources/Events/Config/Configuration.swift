@@ -55,7 +55,8 @@ public struct Configuration: Sendable {
   /// Attempts at one alarm that keeps failing with an error nobody can class, before it is
   /// rejected as `undecidable` (an outage never counts).
   public var fanoutMaxAttempts: Int
-  /// How long a worker asked to stop may finish its work in hand before it is cancelled.
+  /// How long a worker asked to stop may finish its work in hand before it is cancelled;
+  /// 0 cancels it at once.
   public var shutdownGraceSeconds: Int
 
   public static let defaultDatabaseURL = "postgresql://mowdeck:mowdeck@127.0.0.1:5432/mowdeck"
@@ -114,7 +115,7 @@ public struct Configuration: Sendable {
       metricsListen: try reader.listenAddress("MOWDECK_METRICS_LISTEN") ?? "0.0.0.0:9090",
       stallSeconds: try reader.positive("MOWDECK_STALL_SECONDS", 60),
       fanoutMaxAttempts: try reader.positive("MOWDECK_FANOUT_MAX_ATTEMPTS", 5),
-      shutdownGraceSeconds: try reader.positive("MOWDECK_SHUTDOWN_GRACE_SECONDS", 8)
+      shutdownGraceSeconds: try reader.nonNegative("MOWDECK_SHUTDOWN_GRACE_SECONDS", 8)
     )
   }
 
