@@ -7,7 +7,10 @@ scripts/setup.sh
 
 servers=$(mktemp -d /tmp/mowdeck-test.XXXXXX)
 chmod 755 "$servers"
-trap 'scripts/servers.sh stop "$servers"; rm -rf "$servers"' EXIT
+# Workers a crashed test run could not stop would go on loading the machine (and the next
+# run): every process of this build still running at the end goes with the servers.
+bin_dir=$(swift build --show-bin-path)
+trap 'pkill -9 -f "^$bin_dir/" || true; scripts/servers.sh stop "$servers"; rm -rf "$servers"' EXIT
 scripts/servers.sh start "$servers"
 # shellcheck disable=SC1091
 source "$servers/env"

@@ -58,7 +58,7 @@ import Testing
     var killsMidReplay = 0
     for round in 0..<4 {
       try await eventually(timeout: .seconds(30), "alarms to flow") {
-        try await stack.db.count("SELECT count(*) AS n FROM ingress_messages") > 300 * (round + 1)
+        try await stack.db.count("SELECT count(*) AS n FROM ingress_messages") > 150 * (round + 1)
           || !replay.isRunning
       }
       let victim = Int.random(in: 0..<workers.count)

@@ -96,7 +96,7 @@ extension PhotoProcessTests {
     try await eventually(timeout: .seconds(5), "the doomed photo given up") {
       lines(in: worker.log, with: givenUp, doomed.uuidString.lowercased()) == 1
     }
-    try await eventually(timeout: .seconds(9), "its lease to lapse and be claimed again") {
+    try await eventually(timeout: .seconds(20), "its lease to lapse and be claimed again") {
       try await stack.db.count(
         "SELECT attempts AS n FROM photo_reservations WHERE image_id = \(doomed)") >= 2
     }
