@@ -52,8 +52,9 @@ import Testing
     let stack = try await Stack()
     var workers = [try stack.worker(), try stack.worker()]
     defer { for item in workers { item.kill() } }
+    // Paced, so that the kills land mid-stream: unpaced, the replay can end within seconds.
     let replay = try WorkerProcess(
-      "mowdeck", arguments: ["replay", alarms], environment: stack.environment)
+      "mowdeck", arguments: ["replay", alarms, "--rate", "400"], environment: stack.environment)
     // Kill replicas at random moments while the replay runs, and start new ones.
     var killsMidReplay = 0
     for round in 0..<4 {
@@ -112,7 +113,7 @@ import Testing
     ]
     defer { for item in workers { item.stop() } }
     let replay = try WorkerProcess(
-      "mowdeck", arguments: ["replay", alarms], environment: stack.environment)
+      "mowdeck", arguments: ["replay", alarms, "--rate", "400"], environment: stack.environment)
     let admin = DatabasePool(url: try TestServers.databaseURL(), applicationName: "test-killer")
     var cuts = 0
     while replay.isRunning, cuts < 15 {

@@ -151,9 +151,10 @@ import Testing
     try await feeder.value
     let captured = try await db.count(
       "SELECT count(*) AS n FROM photo_reservations WHERE state = 'captured'")
-    // Enough to have pushed the table past its limits many times over; what it sustains
-    // depends on what else runs on the two cores (scripts/bench.sh photo measures that).
-    #expect(captured > seconds * 20, "the flood was too thin to test anything: \(captured)")
+    // Enough to have pushed the table past its limit twice over: what a flood sustains
+    // depends on what else runs on the two cores (scripts/bench.sh photo measures that);
+    // the limits below are what this test is for.
+    #expect(captured > 2 * 200, "the flood was too thin to test anything: \(captured)")
     #expect(mostPhotos <= 200)
     #expect(mostBytes <= 105_000_000)
     #expect(mostPhotos == 200)
