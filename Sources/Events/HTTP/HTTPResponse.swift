@@ -38,6 +38,13 @@ public struct HTTPResponse: Sendable {
       body: Array(JSON.encode(object).utf8))
   }
 
+  /// A typed JSON answer, through the one coder of messages (`WireCoding`).
+  public static func json(_ status: Int, _ value: some Encodable) -> HTTPResponse {
+    HTTPResponse(
+      status: status, headers: [("Content-Type", "application/json")],
+      body: WireCoding.encode(value))
+  }
+
   public func adding(_ name: String, _ value: String) -> HTTPResponse {
     var copy = self
     copy.headers.append((name, value))

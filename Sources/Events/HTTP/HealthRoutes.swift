@@ -18,18 +18,16 @@ extension HTTPRouter {
           database = false
         }
         let messaging = nats?.isConnected ?? true
-        var object: [String: Any] = ["postgres": database ? "ok" : "unreachable"]
-        if let nats { object["nats"] = nats.isConnected ? "ok" : "unreachable" }
         let stalled = progress?.stalled()
-        if let progress {
-          object["progress"] =
-            stalled.map { "stalled for \(Int($0.components.seconds)) s" } ?? "ok"
-          object["stage"] = progress.stage
-        }
         let healthy = database && messaging && stalled == nil
-        object["status"] = healthy ? "ok" : "unavailable"
-        return .json(healthy ? 200 : 503, object)
-          .adding("Cache-Control", "no-store")
+        let report = HealthReport(
+          status: healthy ? "ok" : "unavailable", postgres: database ? "ok" : "unreachable",
+          nats: nats.map { $0.isConnected ? "ok" : "unreachable" },
+          progress: progress.map { _ in
+            stalled.map { "stalled for \(Int($0.components.seconds)) s" } ?? "ok"
+          },
+          stage: progress?.stage)
+        return .json(healthy ? 200 : 503, report).adding("Cache-Control", "no-store")
       }
     }
     get("/metrics") { _ in
@@ -39,4 +37,14 @@ extension HTTPRouter {
           body: Array(metrics.render().utf8)))
     }
   }
+}
+
+/// The body of `/healthz`: what answered and what did not; `nats`, `progress` and `stage`
+/// only where the process has them.
+struct HealthReport: Encodable {
+  let status: String
+  let postgres: String
+  let nats: String?
+  let progress: String?
+  let stage: String?
 }
