@@ -128,9 +128,18 @@ extension EndToEndTests {
       }
       let deliveries = try await db.count("SELECT count(*) AS n FROM deliveries")
       #expect(deliveries >= 10)
-      // The pushes are at the sandbox, each answered 1.5 s later.
-      try await eventually(timeout: .seconds(10), "pushes in flight") {
-        try await db.count("SELECT count(*) AS n FROM deliveries WHERE state = 'queued'") > 0
+      // Every delivery in the worker's hand (leased, still queued: its push is at the sandbox,
+      // answered 1.5 s later) before the signal. One not yet claimed would rightly be left
+      // for another worker, and the counts below would not say whether the worker dropped it.
+      try await eventually(timeout: .seconds(10), "every push in flight") {
+        let unclaimed = try await db.count(
+          """
+          SELECT count(*) AS n FROM deliveries WHERE state = 'queued'
+            AND (lease_token IS NULL OR lease_expires_at <= now())
+          """)
+        let inFlight = try await db.count(
+          "SELECT count(*) AS n FROM deliveries WHERE state = 'queued' AND lease_token IS NOT NULL")
+        return unclaimed == 0 && inFlight > 0
       }
       let stopped = try await Self.stop(apns)
       #expect(stopped.status == 0)
