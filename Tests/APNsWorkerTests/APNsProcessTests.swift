@@ -237,8 +237,14 @@ import Testing
     try await stack.fleet(tokens: tokens)
     let first = try stack.start("APNsWorker")
     _ = try await stack.alarm()
-    // The first answer to each token takes 1.5 s: kill while they are all in flight.
-    try await Task.sleep(for: .milliseconds(700))
+    // The first answer to each token takes 1.5 s: kill while they are all in flight, that
+    // is once the first worker holds every lease (it sends at once) and a moment after.
+    try await eventually(timeout: .seconds(20), "every delivery in the first worker's hand") {
+      try await stack.db.count(
+        "SELECT count(*) AS n FROM deliveries WHERE state = 'queued' AND lease_token IS NOT NULL")
+        == 20
+    }
+    try await Task.sleep(for: .milliseconds(300))
     first.kill()
     _ = try stack.start("APNsWorker")
     try await eventually(timeout: .seconds(40), "every delivery to be sent") {

@@ -38,17 +38,18 @@ import Testing
     var log: [String] = []
     var round = 0
     // The replay takes about 20 s at 150 alarms/s; a chaos action every 1.5 s, the two
-    // server crashes early, so that a fast replay still sees both.
+    // server crashes first (nats-server's restart is quick, PostgreSQL's recovery can take
+    // seconds on a loaded machine), so that both land mid-stream.
     while replay.isRunning {
       try await Task.sleep(for: .milliseconds(1500))
       round += 1
       guard replay.isRunning else { break }
-      if round == 3 {
-        try runShell("'\(script)' restart-postgres '\(servers.path)'")
-        log.append("restarted PostgreSQL")
-      } else if round == 5 {
-        try runShell("'\(script)' restart-nats '\(servers.path)'")
+      if round == 2 {
+        _ = try await runShellOffThePool("'\(script)' restart-nats '\(servers.path)'")
         log.append("restarted nats-server")
+      } else if round == 3 {
+        _ = try await runShellOffThePool("'\(script)' restart-postgres '\(servers.path)'")
+        log.append("restarted PostgreSQL")
       } else {
         let names = ["FanoutWorker", "PhotoWorker", "APNsWorker", "ImageServeWorker"]
         let name = names.randomElement()!
