@@ -5,6 +5,7 @@ let package = Package(
   name: "Mowdeck",
   platforms: [.macOS(.v15)],
   products: [
+    .library(name: "Infrastructure", targets: ["Infrastructure"]),
     .library(name: "Events", targets: ["Events"]),
     .executable(name: "FanoutWorker", targets: ["FanoutWorker"]),
     .executable(name: "PhotoWorker", targets: ["PhotoWorker"]),
@@ -30,43 +31,48 @@ let package = Package(
     .target(name: "CCurlShim", dependencies: ["CCurl"]),
     .target(name: "CSandboxShim", dependencies: ["CNghttp2", "COpenSSL"]),
 
-    // The shared library: configuration, PostgreSQL, NATS, event log, clock, logs, metrics.
+    // What any server needs and that knows nothing of mowers: PostgreSQL, NATS, HTTP,
+    // metrics, logs, lifecycle, configuration reading, JSON and crypto primitives.
     .target(
-      name: "Events",
+      name: "Infrastructure",
       dependencies: ["CLibPQ", "CNats", "COpenSSL", "CMicroHTTPD", "CMicroHTTPDShim"]),
+    // The system's own language: events and the event log, wire messages and subjects,
+    // the schema, the directory, alarm texts, image limits and the signed image URL.
+    .target(name: "Events", dependencies: ["Infrastructure"]),
 
-    .executableTarget(name: "FanoutWorker", dependencies: ["Events"]),
-    .executableTarget(name: "PhotoWorker", dependencies: ["Events"]),
+    .executableTarget(name: "FanoutWorker", dependencies: ["Events", "Infrastructure"]),
+    .executableTarget(name: "PhotoWorker", dependencies: ["Events", "Infrastructure"]),
     .executableTarget(
-      name: "APNsWorker", dependencies: ["Events", "CCurl", "CCurlShim", "COpenSSL"]),
-    .executableTarget(name: "ImageServeWorker", dependencies: ["Events"]),
-    .executableTarget(name: "PruneWorker", dependencies: ["Events"]),
-    .executableTarget(name: "mowdeck", dependencies: ["Events"]),
+      name: "APNsWorker", dependencies: ["Events", "Infrastructure", "CCurl", "CCurlShim", "COpenSSL"]),
+    .executableTarget(name: "ImageServeWorker", dependencies: ["Events", "Infrastructure"]),
+    .executableTarget(name: "PruneWorker", dependencies: ["Events", "Infrastructure"]),
+    .executableTarget(name: "mowdeck", dependencies: ["Events", "Infrastructure"]),
     // Test doubles that speak the real protocols.
-    .executableTarget(name: "GatewaySimulator", dependencies: ["Events"]),
+    .executableTarget(name: "GatewaySimulator", dependencies: ["Events", "Infrastructure"]),
     .executableTarget(
-      name: "APNsSandbox", dependencies: ["Events", "CNghttp2", "COpenSSL", "CSandboxShim"]),
+      name: "APNsSandbox", dependencies: ["Events", "Infrastructure", "CNghttp2", "COpenSSL", "CSandboxShim"]),
 
     // Benchmarks that print tables (`scripts/bench.sh`); they reuse the test harness.
-    .executableTarget(name: "mowdeck-bench", dependencies: ["Events", "TestSupport"]),
+    .executableTarget(name: "mowdeck-bench", dependencies: ["Events", "Infrastructure", "TestSupport"]),
 
     // Shared by the test targets and the benchmarks: throwaway schemas, subjects and worker processes.
-    .target(name: "TestSupport", dependencies: ["Events"], path: "Tests/TestSupport"),
+    .target(name: "TestSupport", dependencies: ["Events", "Infrastructure"], path: "Tests/TestSupport"),
 
-    .testTarget(name: "EventsTests", dependencies: ["Events", "TestSupport"]),
+    .testTarget(name: "InfrastructureTests", dependencies: ["Infrastructure", "TestSupport"]),
+    .testTarget(name: "EventsTests", dependencies: ["Events", "Infrastructure", "TestSupport"]),
     .testTarget(
-      name: "FanoutWorkerTests", dependencies: ["FanoutWorker", "Events", "TestSupport"]),
-    .testTarget(name: "MowdeckTests", dependencies: ["Events", "TestSupport"]),
+      name: "FanoutWorkerTests", dependencies: ["FanoutWorker", "Events", "Infrastructure", "TestSupport"]),
+    .testTarget(name: "MowdeckTests", dependencies: ["Events", "Infrastructure", "TestSupport"]),
     .testTarget(
-      name: "PhotoWorkerTests", dependencies: ["PhotoWorker", "Events", "TestSupport"]),
+      name: "PhotoWorkerTests", dependencies: ["PhotoWorker", "Events", "Infrastructure", "TestSupport"]),
     .testTarget(
-      name: "APNsWorkerTests", dependencies: ["APNsWorker", "Events", "TestSupport"]),
+      name: "APNsWorkerTests", dependencies: ["APNsWorker", "Events", "Infrastructure", "TestSupport"]),
     .testTarget(
-      name: "APNsSandboxTests", dependencies: ["APNsSandbox", "Events", "TestSupport"]),
+      name: "APNsSandboxTests", dependencies: ["APNsSandbox", "Events", "Infrastructure", "TestSupport"]),
     .testTarget(
-      name: "ImageServeWorkerTests", dependencies: ["ImageServeWorker", "Events", "TestSupport"]),
-    .testTarget(name: "EndToEndTests", dependencies: ["Events", "TestSupport"]),
+      name: "ImageServeWorkerTests", dependencies: ["ImageServeWorker", "Events", "Infrastructure", "TestSupport"]),
+    .testTarget(name: "EndToEndTests", dependencies: ["Events", "Infrastructure", "TestSupport"]),
     .testTarget(
-      name: "PruneWorkerTests", dependencies: ["PruneWorker", "Events", "TestSupport"]),
+      name: "PruneWorkerTests", dependencies: ["PruneWorker", "Events", "Infrastructure", "TestSupport"]),
   ]
 )

@@ -24,6 +24,7 @@ if [[ "${1:-}" =~ ^[0-9]+$ ]]; then
 fi
 out=.build/fuzz
 events=Sources/Events
+infra=Sources/Infrastructure
 mkdir -p "$out"
 
 compile() {
@@ -31,35 +32,38 @@ compile() {
     2> >(grep -v "Cannot export local symbol" >&2)
 }
 
-# The worker files begin with `import Events`, while swiftc compiles the Events files they
-# use into the fuzz target's own module: an empty module named Events lets the import
-# resolve, and every name is then found in the target itself.
+# The worker files begin with `import Events` and `import Infrastructure`, while swiftc
+# compiles the files they use into the fuzz target's own module: empty modules of those
+# names let the imports resolve, and every name is then found in the target itself.
 empty_events_module() {
   mkdir -p "$out/stub"
-  echo "// Empty: see empty_events_module in fuzz/run.sh." >"$out/stub/Events.swift"
-  swiftc -parse-as-library -module-name Events -emit-module "$out/stub/Events.swift" \
-    -emit-module-path "$out/stub/Events.swiftmodule"
+  for module in Events Infrastructure; do
+    echo "// Empty: see empty_events_module in fuzz/run.sh." >"$out/stub/$module.swift"
+    swiftc -parse-as-library -module-name "$module" -emit-module "$out/stub/$module.swift" \
+      -emit-module-path "$out/stub/$module.swiftmodule"
+  done
 }
 
 build() {
   case $1 in
     image-serve)
-      compile -module-name ImageServeFuzz -I Sources/COpenSSL \
+      empty_events_module
+      compile -module-name ImageServeFuzz -I Sources/COpenSSL -I "$out/stub" \
         fuzz/ImageServeFuzz.swift \
         Sources/ImageServeWorker/PushImageTarget.swift \
         Sources/ImageServeWorker/CanonicalUUID.swift Sources/ImageServeWorker/InboxQuery.swift \
-        $events/Signing/ImageURLSigner.swift $events/Signing/Base64URL.swift \
-        $events/Signing/Crypto.swift \
+        $events/Signing/ImageURLSigner.swift $infra/Crypto/Base64URL.swift \
+        $infra/Crypto/Crypto.swift \
         -o "$out/image-serve-fuzz"
       ;;
     alarm)
       empty_events_module
       compile -module-name AlarmParserFuzz -I "$out/stub" \
         fuzz/AlarmParserFuzz.swift Sources/FanoutWorker/IngressAlarm.swift \
-        $events/Support/JSON.swift $events/Support/JSONParser.swift \
-        $events/Support/Timestamp.swift $events/Support/CleanText.swift \
-        $events/Support/Hex.swift $events/Support/Trimming.swift \
-        $events/Alarms/AlarmCatalogue.swift $events/Messaging/Subjects.swift \
+        $infra/Coding/JSON.swift $infra/Coding/JSONParser.swift \
+        $infra/Support/Timestamp.swift $infra/Support/CleanText.swift \
+        $infra/Support/Hex.swift $infra/Support/Trimming.swift \
+        Sources/FanoutWorker/AlarmCatalogue.swift $events/Messages/Subjects.swift \
         -o "$out/alarm-fuzz"
       ;;
     camera)
@@ -67,11 +71,11 @@ build() {
       compile -module-name CameraReplyFuzz -I "$out/stub" -I Sources/CNats \
         fuzz/CameraReplyFuzz.swift Sources/PhotoWorker/CameraReply.swift \
         Sources/PhotoWorker/FailureDetail.swift Sources/PhotoWorker/PhotoFailure.swift \
-        $events/Messaging/NATSMessage.swift $events/Images/ImageLimits.swift \
-        $events/Support/JSON.swift $events/Support/JSONParser.swift \
-        $events/Messages/WireCoding.swift $events/Messages/PhotoRequest.swift \
-        $events/Support/Timestamp.swift $events/Support/CleanText.swift \
-        $events/Support/Hex.swift \
+        $infra/Messaging/NATSMessage.swift $events/Images/ImageLimits.swift \
+        $infra/Coding/JSON.swift $infra/Coding/JSONParser.swift \
+        $infra/Coding/WireCoding.swift $events/Messages/PhotoRequest.swift \
+        $infra/Support/Timestamp.swift $infra/Support/CleanText.swift \
+        $infra/Support/Hex.swift \
         -o "$out/camera-fuzz"
       ;;
   esac

@@ -1,4 +1,5 @@
 import Events
+import Infrastructure
 
 /// The reason strings of Apple's provider API that the sandbox answers with, each with the
 /// status Apple pairs it with. `BadPayload` is the sandbox's own: Apple documents no reason

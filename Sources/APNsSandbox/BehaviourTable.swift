@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 
 /// Which behaviour a device token gets: from `--behaviour` flags, and from a JSON file
 /// (token → spec) that is read again whenever it changes, so that the local stack and tests

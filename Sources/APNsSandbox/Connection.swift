@@ -2,6 +2,7 @@ import CNghttp2
 import COpenSSL
 import Events
 import Foundation
+import Infrastructure
 
 /// What every connection shares: the push logic, the record file, the nghttp2 callbacks.
 /// Made and used on the event loop's thread only.

@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 
 /// The sandbox's one thread: poll(2) over the listening socket, a wake-up pipe and every
 /// connection, with the earliest slow answer as the timeout. Everything the loop touches

@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 
 /// Makes provider tokens the way a client does, for `APNsSandbox make-jwt` (poking the
 /// sandbox with curl by hand) and for the tests. The sandbox itself only verifies.

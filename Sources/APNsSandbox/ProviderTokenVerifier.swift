@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 
 /// What a provider token says about itself, as far as it could be read. The signature is
 /// never kept: it is the credential.

@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 
 /// A request after the checks APNs makes: what it carried, and the error answer it gets
 /// when one check fails (nil when it is a valid push).

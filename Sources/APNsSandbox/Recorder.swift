@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 
 /// Appends one JSON line per push to the `--record` file, so that tests and the local stack
 /// can see what reached "Apple". Each line is one `write(2)` on a file opened with

@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 
 /// The sandbox as a `Service`: the event loop runs on a thread of its own (poll(2) blocks,
 /// and must not block the cooperative pool); cancellation (SIGTERM, SIGINT) wakes it through

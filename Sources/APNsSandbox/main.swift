@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 
 // A peer that vanishes mid-write must cost one connection, not the process.
 signal(SIGPIPE, SIG_IGN)

@@ -1,5 +1,6 @@
 import Events
 import FoundationEssentials
+import Infrastructure
 
 /// The APNs stage: takes the deliveries the fan-out hands over, claims the others (retries,
 /// released or lapsed handoffs), pushes each over HTTP/2, and records the outcome; retries

@@ -1,4 +1,5 @@
 import Events
+import Infrastructure
 
 /// The settings the APNs worker cannot run without, checked at start: each missing one
 /// stops the worker with one line naming it, and deliveries wait, queued, until one runs.

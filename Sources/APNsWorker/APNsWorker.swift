@@ -1,5 +1,6 @@
 import Events
 import FoundationEssentials
+import Infrastructure
 
 /// The wiring of the APNs worker, out of `main.swift` so tests can build their own.
 enum APNsWorker {

@@ -1,5 +1,6 @@
 import Events
 import FoundationEssentials
+import Infrastructure
 
 /// A delivery this worker holds, with everything its push needs.
 struct ClaimedDelivery: Sendable {

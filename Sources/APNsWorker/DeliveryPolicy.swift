@@ -1,6 +1,7 @@
 import Events
 import FoundationEssentials
 import Glibc
+import Infrastructure
 
 /// What to do after one attempt (ADR 0009): the response matrix of issue 4 as a pure
 /// function, tested at every row.

@@ -1,4 +1,5 @@
 import Events
+import Infrastructure
 
 extension DeliveryStore {
   /// What waits for the APNs stage: deliveries due and held by nobody (any worker could

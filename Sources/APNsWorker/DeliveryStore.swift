@@ -1,5 +1,6 @@
 import Events
 import FoundationEssentials
+import Infrastructure
 
 /// The APNs stage's reads and writes: claiming due deliveries with a lease, and ending
 /// attempts, each fenced by its lease token, several to a transaction (ADR 0009, 0014).

@@ -1,5 +1,6 @@
 import Events
 import FoundationEssentials
+import Infrastructure
 
 /// Writes push outcomes in groups (group commit): an outcome that arrives while no group
 /// is being written goes at once, alone; outcomes that arrive while one is being written

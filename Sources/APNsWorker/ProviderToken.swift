@@ -1,6 +1,7 @@
 import COpenSSL
 import Events
 import FoundationEssentials
+import Infrastructure
 import Synchronization
 
 /// The APNs provider token: an ES256 JWT from the team's .p8 key with `kid` in the header

@@ -1,5 +1,6 @@
 import Events
 import FoundationEssentials
+import Infrastructure
 
 /// The APNs payload and headers of one delivery attempt (docs/interfaces.md#apns).
 struct PushPayload: Sendable {

@@ -1,5 +1,6 @@
 import Events
 import Glibc
+import Infrastructure
 
 let configuration = Configuration.loadOrExit(component: "APNsWorker")
 let logger = Logger(component: "APNsWorker", minimumLevel: configuration.logLevel)

@@ -1,5 +1,6 @@
 import Events
 import FoundationEssentials
+import Infrastructure
 import Synchronization
 
 /// The alarms a fan-out worker holds, one lane per mower (per ingress subject): a lane takes its

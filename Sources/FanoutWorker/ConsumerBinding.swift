@@ -1,5 +1,6 @@
 import Events
 import FoundationEssentials
+import Infrastructure
 
 /// The fan-out's hold on the alarms stream and its durable consumer: binds to them at start, reads
 /// the consumer's backlog every few seconds for the gauges and the stall check, and re-creates

@@ -1,5 +1,6 @@
 import Events
 import FoundationEssentials
+import Infrastructure
 
 /// What the fan-out knows about a mower when it decides: read under the mower's row lock.
 struct MowerState: Sendable, Equatable {

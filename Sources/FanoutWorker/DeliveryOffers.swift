@@ -1,5 +1,6 @@
 import Events
 import FoundationEssentials
+import Infrastructure
 
 /// Offers each committed decision's deliveries to one APNs worker (ADR 0016), off the
 /// fan-out's own path: `offer` only queues, so the next alarm never waits for an answer.

@@ -1,5 +1,6 @@
 import Events
 import FoundationEssentials
+import Infrastructure
 
 /// What handling one ingress message came to, for the ack, the wake-ups and the metrics.
 struct FanoutOutcome: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import Events
 import FoundationEssentials
+import Infrastructure
 
 /// Everything one decision writes, worked out before the write: ids, rows and events.
 struct FanoutPlan: Sendable {

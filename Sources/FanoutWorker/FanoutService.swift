@@ -1,5 +1,6 @@
 import Events
 import FoundationEssentials
+import Infrastructure
 
 /// The fan-out stage: pulls alarms from the shared durable JetStream consumer, decides each
 /// in one transaction, acknowledges only after the commit, then offers the deliveries to

@@ -1,5 +1,6 @@
 import Events
 import FoundationEssentials
+import Infrastructure
 
 /// Takes the decision about one ingress message in one transaction: the facts, the state
 /// they describe and the next stages' work commit together or not at all (ADR 0002).

@@ -1,5 +1,6 @@
 import Events
 import FoundationEssentials
+import Infrastructure
 
 /// The wiring of the fan-out worker, kept out of `main.swift` so tests can build one with
 /// their own configuration.

@@ -1,5 +1,6 @@
 import Events
 import FoundationEssentials
+import Infrastructure
 
 /// An alarm as published on `notifications.alarms.<mower_id>` (docs/interfaces.md#ingress-alarm),
 /// checked field by field.

@@ -1,4 +1,5 @@
 import Events
+import Infrastructure
 
 /// Why an ingress message ends as `alarm.rejected`: its payload broke the contract, or
 /// PostgreSQL refused what it holds, or it kept failing in ways nobody can class.

@@ -1,5 +1,6 @@
 import Events
 import FoundationEssentials
+import Infrastructure
 
 /// A user who may see the mower, with the active devices the push goes to.
 struct Recipient: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import Events
 import Glibc
+import Infrastructure
 
 let configuration = Configuration.loadOrExit(component: "FanoutWorker")
 let logger = Logger(component: "FanoutWorker", minimumLevel: configuration.logLevel)

@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 
 /// The frames the simulated cameras send, read once at start.
 struct FrameLibrary: Sendable {

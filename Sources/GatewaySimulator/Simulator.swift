@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 import Synchronization
 
 /// Answers `gateway.mower.*.photo` like the real Device-Gateway: a JPEG with

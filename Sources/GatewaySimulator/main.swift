@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 
 let environment = ProcessInfo.processInfo.environment
 let options: SimulatorOptions

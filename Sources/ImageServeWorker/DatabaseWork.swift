@@ -1,4 +1,5 @@
 import Events
+import Infrastructure
 
 /// Runs a route's PostgreSQL work; a failure is a plain 503 (logged, never shown to the
 /// client). A database that does not answer at all is the server's work deadline's

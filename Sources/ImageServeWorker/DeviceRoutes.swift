@@ -1,5 +1,6 @@
 import Events
 import FoundationEssentials
+import Infrastructure
 
 /// `POST` and `DELETE /api/v1/notifications/apns-devices` with a JSON body
 /// `{"token": "<64 hex>", "environment": "sandbox" | "production"}`: the signed-in user

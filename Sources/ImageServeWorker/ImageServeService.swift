@@ -1,4 +1,5 @@
 import Events
+import Infrastructure
 
 /// The serving stage: an HTTP server that is already listening when this is built (so a
 /// test knows its port), and the schema migration, which waits for PostgreSQL in the

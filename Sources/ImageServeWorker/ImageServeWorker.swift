@@ -1,5 +1,6 @@
 import Events
 import FoundationEssentials
+import Infrastructure
 
 /// The wiring of the image server, out of `main.swift` so tests build their own, with
 /// port 0 and a clock they control.

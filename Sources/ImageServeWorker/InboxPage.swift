@@ -1,4 +1,5 @@
 import Events
+import Infrastructure
 
 /// `GET /inbox` and its script: the web inbox, plain HTML and JavaScript with no build
 /// step, embedded so the binary needs no files beside it. A person pastes a session token

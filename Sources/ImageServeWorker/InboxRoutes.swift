@@ -1,5 +1,6 @@
 import Events
 import FoundationEssentials
+import Infrastructure
 
 /// The web inbox API for a signed-in user
 /// (docs/interfaces.md#the-serving-process-imageserveworker): the list of their items and the photo

@@ -1,5 +1,6 @@
 import Events
 import FoundationEssentials
+import Infrastructure
 
 /// One item of a user's inbox, as the API lists it.
 struct InboxItem: Sendable {

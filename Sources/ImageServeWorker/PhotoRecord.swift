@@ -1,5 +1,6 @@
 import Events
 import FoundationEssentials
+import Infrastructure
 
 /// What a photo fetch needs to know about one notification, read in one statement
 /// (without the bytes, which only a cache miss reads).

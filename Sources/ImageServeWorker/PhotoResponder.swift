@@ -1,5 +1,6 @@
 import Events
 import FoundationEssentials
+import Infrastructure
 
 /// Answers a photo fetch, from the push URL or the inbox, once the route knows which
 /// notification it is for: 200 with the JPEG, 404 "not yet", 410 "never", or 503 while

@@ -1,5 +1,6 @@
 import Events
 import FoundationEssentials
+import Infrastructure
 
 /// `GET /api/v1/notifications/push-images/<notification_id>?e=&s=`
 /// (docs/interfaces.md#the-serving-process-imageserveworker). The URL is the credential: its shape

@@ -1,5 +1,6 @@
 import Events
 import FoundationEssentials
+import Infrastructure
 import Synchronization
 
 /// The rate limits of one serving process (ADR 0008). Requests with a genuine, unexpired

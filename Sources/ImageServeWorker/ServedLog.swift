@@ -1,5 +1,6 @@
 import Events
 import FoundationEssentials
+import Infrastructure
 
 /// Writes `image.served` for the first successful fetch of each notification, exactly once
 /// however many fetches race: under a transaction-scoped advisory lock keyed by the

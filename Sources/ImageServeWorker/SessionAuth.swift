@@ -1,4 +1,5 @@
 import Events
+import Infrastructure
 
 /// The signed-in user of an inbox request: `Authorization: Bearer <token>`, the token from
 /// `mowdeck session create`, looked up by its hash (Directory).

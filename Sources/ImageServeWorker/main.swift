@@ -1,5 +1,6 @@
 import Events
 import Glibc
+import Infrastructure
 
 let configuration = Configuration.loadOrExit(component: "ImageServeWorker")
 let logger = Logger(component: "ImageServeWorker", minimumLevel: configuration.logLevel)

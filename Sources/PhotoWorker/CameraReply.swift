@@ -1,4 +1,5 @@
 import Events
+import Infrastructure
 
 /// Judges the Device-Gateway's reply (docs/interfaces.md#camera-request-and-replies): a complete
 /// JPEG of at most 512 KiB, or a JSON error naming why there is none. Any bytes at all end in one

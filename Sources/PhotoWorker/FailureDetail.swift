@@ -1,4 +1,5 @@
 import Events
+import Infrastructure
 
 /// The text a failed capture records of what went wrong (`detail` in `photo.failed`),
 /// made safe to store whatever a camera sent (docs/interfaces.md#camera-request-and-replies).

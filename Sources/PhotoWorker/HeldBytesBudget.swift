@@ -1,4 +1,5 @@
 import Events
+import Infrastructure
 import Synchronization
 
 /// The bytes of camera replies one PhotoWorker holds, and the budget that sheds photos when

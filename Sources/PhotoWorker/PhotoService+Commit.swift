@@ -1,5 +1,6 @@
 import Events
 import FoundationEssentials
+import Infrastructure
 
 extension PhotoService {
   /// Stores `result`; how it goes on when that fails depends on why (`StoreAttempts`):

@@ -1,5 +1,6 @@
 import Events
 import FoundationEssentials
+import Infrastructure
 
 /// The photo stage: claims reservations, asks each mower's camera once, and stores the
 /// photo or a failure marker. Many requests are in flight at once, none holding a thread.

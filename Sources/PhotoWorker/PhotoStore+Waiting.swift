@@ -1,4 +1,5 @@
 import Events
+import Infrastructure
 
 extension PhotoStore {
   /// What waits for the photo stage: reservations pending and held by nobody (any worker

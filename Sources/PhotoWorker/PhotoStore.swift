@@ -1,5 +1,6 @@
 import Events
 import FoundationEssentials
+import Infrastructure
 
 /// The PhotoWorker's reads and writes: claiming reservations with a lease, renewing the
 /// leases of requests in flight, and completing a reservation with its photo or failure

@@ -1,4 +1,5 @@
 import Events
+import Infrastructure
 
 /// How storing one capture's outcome goes on after PostgreSQL failed it, by the failure's
 /// class (`DatabaseError.failureClass`, ENGINEERING.md section 4). Only an outage is

@@ -1,5 +1,6 @@
 import Events
 import Glibc
+import Infrastructure
 
 let configuration = Configuration.loadOrExit(component: "PhotoWorker")
 let logger = Logger(component: "PhotoWorker", minimumLevel: configuration.logLevel)

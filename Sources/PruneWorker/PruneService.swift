@@ -1,5 +1,6 @@
 import Events
 import FoundationEssentials
+import Infrastructure
 
 /// Retention for the whole installation: photos and failure markers past their time or
 /// beyond the newest 200; events, and old alarms with their inbox items, deliveries and

@@ -1,5 +1,6 @@
 import Events
 import Glibc
+import Infrastructure
 
 let configuration = Configuration.loadOrExit(component: "PruneWorker")
 let logger = Logger(component: "PruneWorker", minimumLevel: configuration.logLevel)

@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 import TestSupport
 
 /// Issue 4's benchmark: pushes per second over one HTTP/2 connection to the sandbox, and the

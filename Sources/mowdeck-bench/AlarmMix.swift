@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 
 /// The alarm mix of the whole-pipeline benchmark: what a large fleet sends. One alarm in
 /// ten is a theft alarm and two are `mower_stuck` (both ask for a photo), the rest are

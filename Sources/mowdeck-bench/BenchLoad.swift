@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 import TestSupport
 
 /// The load the benchmarks share: a fleet of 1,000 mowers with 3 recipients each, and

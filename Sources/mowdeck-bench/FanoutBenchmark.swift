@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 import TestSupport
 
 /// Issue 2's benchmark: alarms at a fixed rate through 1 and 2 FanoutWorker replicas, the

@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 import TestSupport
 
 /// The three floors on a quiet machine, back to back and spaced out. The pipeline's quiet

@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 
 /// The floors every figure is compared with, measured in the same run on the same servers.
 enum Floors {

@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 import TestSupport
 
 /// Issue 3's benchmark: the PhotoWorker's overhead from the camera's answer to the committed

@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 import TestSupport
 
 /// One run of issue 9's benchmark: the whole stack as processes (two replicas of every

@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 
 /// Everything one pipeline run measured, and how it is shown: one table for people, CSV
 /// files for the plots (`scripts/plot-bench.sh`).

@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 import TestSupport
 
 /// The whole pipeline as processes for benchmarks: test PKI, the APNs sandbox, the camera

@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 import TestSupport
 
 /// Issue 6's benchmark: prune 1,000,000 old events in batches while alarms keep flowing,

@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 
 /// The APNs sandbox's record of pushes (one JSON line each), read as it grows.
 final class PushTail: @unchecked Sendable {

@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 import TestSupport
 
 /// Benchmarks that print a table. Run through `scripts/bench.sh`, which builds in release

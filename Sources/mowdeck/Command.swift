@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 
 /// One subcommand of `mowdeck`.
 protocol Command {

@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 
 let commands: [any Command.Type] = [
   MigrateCommand.self, FleetImportCommand.self, UserAddCommand.self, MowerGrantCommand.self,

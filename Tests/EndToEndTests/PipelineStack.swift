@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 import TestSupport
 
 /// The whole pipeline as processes: two replicas of every worker, the camera simulator and

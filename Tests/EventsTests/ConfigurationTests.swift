@@ -1,4 +1,5 @@
 import Events
+import Infrastructure
 import Testing
 
 @Suite struct ConfigurationTests {

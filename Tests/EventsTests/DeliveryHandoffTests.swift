@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 import Testing
 
 /// The handoff's JSON: what the fan-out writes, the APNs worker reads back unchanged; what

@@ -1,10 +1,11 @@
 import Events
 import Foundation
+import Infrastructure
 import Synchronization
 import TestSupport
 import Testing
 
-/// The libmicrohttpd wrapper of `Events/HTTP` on its own: routing, suspended requests,
+/// The libmicrohttpd wrapper of `Infrastructure/HTTP` on its own: routing, suspended requests,
 /// keep-alive, bodies, and stopping with work in flight.
 @Suite struct HTTPServerTests {
   private static func start(_ router: HTTPRouter, threads: Int = 2) throws -> HTTPServer {

@@ -1,7 +1,10 @@
 import Events
 import Foundation
+import Infrastructure
 import TestSupport
 import Testing
+
+@testable import PruneWorker
 
 /// ADR 0018: old alarms go with their inbox items, deliveries and reservations, in batches;
 /// anything JetStream could still redeliver stays.

@@ -1,7 +1,10 @@
 import Events
 import Foundation
+import Infrastructure
 import TestSupport
 import Testing
+
+@testable import PruneWorker
 
 /// Retention at each boundary, against a real PostgreSQL.
 @Suite struct RetentionTests {

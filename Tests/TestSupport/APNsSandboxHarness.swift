@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 
 /// The APNs sandbox as a process, with the test PKI and the settings an APNsWorker needs to
 /// push to it: shared by the APNs tests, the end-to-end tests and the benchmarks.

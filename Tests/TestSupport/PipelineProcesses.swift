@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 
 /// What every whole-pipeline harness shares (the end-to-end tests' `PipelineStack`, the
 /// benchmarks' `PipelineRig`): one schema and subject prefix, the APNs sandbox over HTTP/2

@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 
 /// A schema of its own for one test, migrated, with a pool whose connections use it.
 public struct TestDatabase: Sendable {

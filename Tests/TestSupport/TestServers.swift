@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 
 /// The PostgreSQL and nats-server of this test run, started once by `scripts/test.sh`
 /// (see `scripts/servers.sh`) and named by `MOWDECK_TEST_DATABASE_URL` and

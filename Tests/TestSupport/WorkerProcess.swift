@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 
 /// A project executable run as a real process, for the tests that kill and restart workers.
 public final class WorkerProcess: @unchecked Sendable {

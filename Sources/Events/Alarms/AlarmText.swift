@@ -1,3 +1,5 @@
+import Infrastructure
+
 /// The words a person reads for an alarm: the push's title and body and the inbox item's
 /// text, in one place so the phone and the web inbox say the same.
 public struct AlarmText: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import Infrastructure
 
 /// Every setting of docs/interfaces.md#configuration, read once at start from the environment.
 /// Workers receive this value; nothing reads the environment later.

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Infrastructure
 
 /// Users, mowers, grants, devices and web sessions (docs/interfaces.md#tables): the one place that
 /// writes them, used by the admin command line and the HTTP API alike.

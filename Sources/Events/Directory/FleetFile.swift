@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Infrastructure
 
 /// The fleet description of `fleet40.fleet.json`: users, mowers, grants and devices.
 public struct FleetFile: Sendable, Decodable {

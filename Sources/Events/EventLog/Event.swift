@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Infrastructure
 
 /// A fact to append. `data` holds what an operator needs to answer "what happened and
 /// why", and never a secret, a signature or a whole device token.

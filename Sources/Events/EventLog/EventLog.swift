@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Infrastructure
 
 /// The one way to append to and read from the `events` table.
 public struct EventLog: Sendable {

@@ -1,3 +1,5 @@
+import Infrastructure
+
 /// The fact types of the event log (docs/interfaces.md#event-log). Operators query by these
 /// strings, so they never change once written.
 public enum EventType: String, Sendable, CaseIterable {

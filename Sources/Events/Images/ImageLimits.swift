@@ -1,3 +1,5 @@
+import Infrastructure
+
 /// How long stored photos and failure markers live, and how many rows are kept
 /// (docs/interfaces.md#tables).
 public struct ImageLimits: Sendable {

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Infrastructure
 
 /// The one writer of `notification_images`. Every write enforces retention under the
 /// table's transaction-scoped advisory lock, held until commit, so the table never holds

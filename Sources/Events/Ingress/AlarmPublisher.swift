@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Infrastructure
 
 /// The fan-out's word that one ingress message is committed (`AlarmDecided`), as a
 /// publisher learnt it.

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Infrastructure
 
 /// `<prefix>mowdeck.fanout.decided`: the fan-out's word, after the commit, that one ingress
 /// message is handled (docs/interfaces.md#nats-subjects). `mowdeck replay` and the

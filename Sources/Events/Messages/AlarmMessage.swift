@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Infrastructure
 
 /// An alarm as upstream publishes it on `notifications.alarms.<mower_id>`
 /// (docs/interfaces.md#ingress-alarm): what `mowdeck publish`, the benchmarks and the tests

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Infrastructure
 
 /// One decision's deliveries, committed by the fan-out already leased, offered to one APNs
 /// worker by NATS request/reply so the push leaves without a claim round trip (ADR 0016).

@@ -1,3 +1,5 @@
+import Infrastructure
+
 /// The request on `gateway.mower.<mower_id>.photo` (docs/interfaces.md#the-camera): one
 /// frame for error analysis, answered within `timeoutSeconds`.
 public struct PhotoRequest: Codable, Sendable, Equatable {

@@ -1,3 +1,5 @@
+import Infrastructure
+
 /// One versioned step of the schema. Pending steps are applied in order, all in one
 /// transaction under the migration lock, and never edited once released: a change is a
 /// new step.

@@ -1,3 +1,5 @@
+import Infrastructure
+
 /// Applies pending migrations under a transaction-scoped advisory lock, so that several
 /// workers starting at once apply each step exactly once.
 public struct Migrator: Sendable {

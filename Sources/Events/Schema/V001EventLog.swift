@@ -1,3 +1,5 @@
+import Infrastructure
+
 extension Migration {
   /// The append-only event log (docs/interfaces.md#event-log). `tx_id` lets readers tail the log
   /// without skipping rows of transactions that commit after a later position (ADR 0003).

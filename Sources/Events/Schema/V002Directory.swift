@@ -1,3 +1,5 @@
+import Infrastructure
+
 extension Migration {
   /// Who may see which mower, their phones, and their web sessions (docs/interfaces.md#tables).
   static let v002Directory = Migration(

@@ -1,3 +1,5 @@
+import Infrastructure
+
 extension Migration {
   /// Ingress bookkeeping and the per-mower decision state (docs/interfaces.md#alarm-classes and
   /// #ingress-alarm).

@@ -1,3 +1,5 @@
+import Infrastructure
+
 extension Migration {
   /// Notifications (each one is also the user's inbox item), deliveries (the outbox of the
   /// APNs stage) and the stored photos.

@@ -1,3 +1,5 @@
+import Infrastructure
+
 extension Migration {
   /// Leases that let one replica at a time do installation-wide work (pruning), and the
   /// cursors of event-log readers, which retention must not pass.

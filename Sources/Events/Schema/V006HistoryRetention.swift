@@ -1,3 +1,5 @@
+import Infrastructure
+
 extension Migration {
   /// Indexes by age for the PruneWorker's removal of old alarms and handled-message rows
   /// (ADR 0018): each batch finds its oldest rows without reading the table.

@@ -1,3 +1,5 @@
+import Infrastructure
+
 extension Migration {
   /// Idempotency by `event_id` alone (docs/interfaces.md#ingress-alarm): a JetStream stream
   /// re-created after its storage was lost numbers its messages from 1 again, so the stream

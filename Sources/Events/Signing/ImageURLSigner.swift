@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Infrastructure
 
 /// Signs and verifies push-image URLs (docs/interfaces.md#apns, ADR 0008):
 /// `<origin>/api/v1/notifications/push-images/<notification_id>?e=<expiry>&s=<signature>`, the

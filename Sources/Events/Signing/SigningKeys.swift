@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Infrastructure
 
 /// Where the image-URL key comes from (docs/interfaces.md#configuration): the configured secret, or
 /// one derived from the team's APNs key with HKDF-SHA256, so a deployment with an APNs key needs no

@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 
 struct CheckDecisionsCommand: Command {
   static let path = ["check-decisions"]

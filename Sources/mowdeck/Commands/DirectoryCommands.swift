@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 
 struct MigrateCommand: Command {
   static let path = ["migrate"]

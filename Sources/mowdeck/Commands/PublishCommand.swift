@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 
 struct PublishCommand: Command {
   static let path = ["publish"]

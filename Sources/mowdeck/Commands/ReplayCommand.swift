@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 
 /// One line of a recorded stream (`fleet40.alarms.jsonl`).
 struct RecordedAlarm: Decodable {

@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 
 struct StorageCommand: Command {
   static let path = ["storage"]

@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Infrastructure
 
 struct TraceCommand: Command {
   static let path = ["trace"]
