@@ -50,21 +50,6 @@ public final class Metrics: Sendable {
     state.withLock { $0.gauges[Key(name: name, labels: labels), default: 0] += delta }
   }
 
-  /// Raises a gauge by `delta` only if it then stays at most `ceiling`, in one step under
-  /// the lock: the admission check of a level that is also a budget, with no copy of the
-  /// level kept anywhere else. Returns whether the gauge was raised.
-  public func raise(
-    _ name: String, by delta: Double, upTo ceiling: Double, labels: [String: String] = [:]
-  ) -> Bool {
-    state.withLock { state in
-      let key = Key(name: name, labels: labels)
-      let raised = state.gauges[key, default: 0] + delta
-      guard raised <= ceiling else { return false }
-      state.gauges[key] = raised
-      return true
-    }
-  }
-
   public func observe(_ name: String, _ value: Double, labels: [String: String] = [:]) {
     state.withLock { state in
       let key = Key(name: name, labels: labels)
