@@ -246,7 +246,7 @@ struct APNsService: Service {
         ("apns-collapse-id", delivery.notificationID.uuidString.lowercased()),
         ("content-type", "application/json"),
       ],
-      body: Array(payload.json.utf8), timeoutSeconds: 10)
+      body: payload.body, timeoutSeconds: 10)
   }
 }
 

@@ -1,9 +1,9 @@
 /// Shortens an alert's title and body to a number of bytes of JSON text, each ending in
 /// `…` when cut (docs/interfaces.md#apns).
 ///
-/// Bytes are counted as `JSON.encode` writes them: UTF-8, with a quote, backslash or
-/// control character taking its escape's length. Texts are cut between characters
-/// (grapheme clusters), so neither an emoji nor an escape is split.
+/// Bytes are counted as `WireCoding` writes them (`PushBody`): UTF-8, with a quote,
+/// backslash or control character taking its escape's length. Texts are cut between
+/// characters (grapheme clusters), so neither an emoji nor an escape is split.
 enum AlertFitting {
   /// What a cut text ends with: three bytes of UTF-8, no escape.
   static let ellipsis = "…"
@@ -56,11 +56,13 @@ enum AlertFitting {
     character.unicodeScalars.reduce(0) { $0 + encodedLength($1) }
   }
 
-  /// As `JSON.encode` escapes: two bytes for `"`, `\`, newline, return and tab, six
-  /// (`\u00XX`) for the other control characters, UTF-8 for the rest.
+  /// As `WireCoding`'s `JSONEncoder` escapes: two bytes for `"`, `\`, backspace, form feed,
+  /// newline, return and tab (`\b`, `\f`, ...), six (`\u00xx`) for the other control
+  /// characters, UTF-8 for the rest (`/` too: it writes `.withoutEscapingSlashes`).
+  /// `AlertFittingTests` holds this to the encoder, character by character.
   private static func encodedLength(_ scalar: Unicode.Scalar) -> Int {
     switch scalar {
-    case "\"", "\\", "\n", "\r", "\t": return 2
+    case "\"", "\\", "\u{8}", "\u{C}", "\n", "\r", "\t": return 2
     case _ where scalar.value < 0x20: return 6
     default: return UTF8.width(scalar)
     }

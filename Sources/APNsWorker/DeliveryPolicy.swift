@@ -37,10 +37,10 @@ enum DeliveryPolicy {
     case .failure(let message):
       return .retry(status: nil, reason: "network: \(message)")
     case .response(let status, let headers, let body):
-      let object = JSON.object(from: body)
+      let refusal = APNsRefusal.read(body)
       // Recorded in the event log: whatever the service sent, cleaned and short.
       let reason =
-        (object?["reason"] as? String).map {
+        refusal?.reason.map {
           CleanText.clean($0, maximumCharacters: 200, marksCut: true)
         } ?? "status \(status)"
       switch status {
@@ -55,7 +55,7 @@ enum DeliveryPolicy {
         // after that (the app reinstalled) is still good. The claim's registration time
         // only rules out what is already known; the store checks again, against the
         // registration time of that moment, in the statement that switches the device off.
-        let timestamp = JSON.integer(object?["timestamp"]).map(Int64.init)
+        let timestamp = refusal?.timestamp
         let registered = Int64(deviceRegisteredAt.timeIntervalSince1970 * 1000)
         return .failed(
           status: status, reason: reason,

@@ -65,10 +65,10 @@ final class ProviderToken: Sendable {
     {
       return cached.jwt
     }
-    let header = JSON.encode(["alg": "ES256", "kid": keyID])
-    let claims = JSON.encode(["iss": teamID, "iat": Int(now.timeIntervalSince1970)])
-    let signingInput =
-      Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(claims.utf8))
+    let header = WireCoding.encode(ProviderTokenHeader(keyID: keyID))
+    let claims = WireCoding.encode(
+      ProviderTokenClaims(iss: teamID, iat: Int(now.timeIntervalSince1970)))
+    let signingInput = Base64URL.encode(header) + "." + Base64URL.encode(claims)
     guard let signature = key.sign(Array(signingInput.utf8)) else { throw Failure.signingFailed }
     let token = signingInput + "." + Base64URL.encode(signature)
     current.withLock { $0 = Current(jwt: token, issuedAt: now) }

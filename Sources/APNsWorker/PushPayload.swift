@@ -4,7 +4,8 @@ import Infrastructure
 
 /// The APNs payload and headers of one delivery attempt (docs/interfaces.md#apns).
 struct PushPayload: Sendable {
-  let json: String
+  /// The request body: `PushBody` through `WireCoding`, at most `maximumBytes`.
+  let body: [UInt8]
   let imageURL: String?
 
   /// APNs refuses a larger payload (413 PayloadTooLarge), and then the alarm is lost.
@@ -19,45 +20,33 @@ struct PushPayload: Sendable {
   ) {
     let text = AlarmText(
       kind: delivery.kind, mowerName: delivery.mowerName, reason: delivery.reason)
-    var aps: [String: Any] = ["sound": "default"]
-    var payload: [String: Any] = [
-      "notification_id": delivery.notificationID.uuidString.lowercased()
-    ]
     if delivery.imageID != nil, let signer, let origin {
       let expiry = Int64(now.timeIntervalSince1970) + Int64(ttlSeconds)
-      let url = signer.url(origin: origin, notificationID: delivery.notificationID, expiry: expiry)
-      aps["mutable-content"] = 1
-      payload["image_url"] = url
-      imageURL = url
+      imageURL = signer.url(origin: origin, notificationID: delivery.notificationID, expiry: expiry)
     } else {
       imageURL = nil
     }
-    json = Self.encode(payload, aps: aps, title: text.title, body: text.body)
+    body = Self.encode(
+      PushBody(
+        notificationID: delivery.notificationID, imageURL: imageURL, title: text.title,
+        body: text.body))
   }
 
   /// The payload as JSON, its alert shortened when the whole would pass `maximumBytes`
   /// (docs/interfaces.md#apns): a 5,600-character mower name still reaches the phone, with its
   /// photo and its id whole.
-  private static func encode(
-    _ payload: [String: Any], aps: [String: Any], title: String, body: String
-  ) -> String {
-    func encoded(_ title: String, _ body: String) -> String {
-      var aps = aps
-      aps["alert"] = ["title": title, "body": body]
-      var payload = payload
-      payload["aps"] = aps
-      return JSON.encode(payload)
-    }
-    var json = encoded(title, body)
-    guard json.utf8.count > maximumBytes else { return json }
+  private static func encode(_ whole: PushBody) -> [UInt8] {
+    var json = WireCoding.encode(whole)
+    guard json.count > maximumBytes else { return json }
     // What the alert's two texts may take: all but the rest of the payload, measured as
     // encoded (keys are sorted, so the rest does not move when the texts shrink).
-    var budget = maximumBytes - encoded("", "").utf8.count
+    var budget = maximumBytes - WireCoding.encode(whole.with(title: "", body: "")).count
+    let alert = whole.aps.alert
     while true {
-      let alert = AlertFitting.fit(title: title, body: body, bytes: budget)
-      json = encoded(alert.title, alert.body)
+      let fitted = AlertFitting.fit(title: alert.title, body: alert.body, bytes: budget)
+      json = WireCoding.encode(whole.with(title: fitted.title, body: fitted.body))
       // Only if the encoder escapes differently from `AlertFitting`'s count: cut deeper.
-      let excess = json.utf8.count - maximumBytes
+      let excess = json.count - maximumBytes
       guard excess > 0, budget > 0 else { return json }
       budget -= excess
     }

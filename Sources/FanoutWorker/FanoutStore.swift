@@ -104,7 +104,7 @@ struct FanoutStore: Sendable {
         lastErrorPush: try row.optionalDate("last_error_push_at"),
         lastPhoto: try row.optionalDate("last_photo_at"),
         photoTimes: try row.dateArray("photo_times"))
-      let recipients = Recipient.decode(try row.string("recipients"))
+      let recipients = try Recipient.decode(try row.string("recipients"))
       let decision = rules.decide(
         alarm.alarmClass, at: time, state: state,
         reservationsInLastDay: state.reservations(inDayBefore: time), recipients: recipients.count)

@@ -16,22 +16,46 @@ struct Recipient: Sendable, Equatable {
   let userID: String
   let devices: [Device]
 
-  /// Decodes the `recipients` JSON aggregate of `FanoutStore`'s read.
-  static func decode(_ json: String) -> [Recipient] {
-    guard let array = JSON.value(from: json.utf8) as? [[String: Any]] else { return [] }
-    return array.compactMap { item in
-      guard let userID = item["user_id"] as? String else { return nil }
-      let devices = (item["devices"] as? [[String: Any]] ?? []).compactMap { device -> Device? in
-        guard let id = (device["device_id"] as? String).flatMap(UUID.init(uuidString:)),
-          let environment = device["environment"] as? String,
-          let token = device["token"] as? String,
-          let registered = JSON.number(device["registered_at"])
-        else { return nil }
-        return Device(
-          deviceID: id, environment: environment, token: token,
-          registeredAt: Date(timeIntervalSince1970: registered))
-      }
-      return Recipient(userID: userID, devices: devices)
+  /// Decodes the `recipients` JSON aggregate of `FanoutStore`'s read. Every field comes from
+  /// a `NOT NULL` column, so a value that does not read is a fault to retry, never a
+  /// recipient to leave out.
+  static func decode(_ json: String) throws(WireError) -> [Recipient] {
+    try WireCoding.decode([RecipientRow].self, from: Array(json.utf8)).map { row in
+      Recipient(
+        userID: row.userID,
+        devices: row.devices.map {
+          Device(
+            deviceID: $0.deviceID, environment: $0.environment, token: $0.token,
+            registeredAt: Date(timeIntervalSince1970: $0.registeredAt))
+        })
     }
+  }
+}
+
+/// One element of `json_agg(json_build_object('user_id', ..., 'devices', ...))` as PostgreSQL
+/// writes it: `{"user_id" : "u1", "devices" : [{"device_id" : "8fc3...", "environment" :
+/// "production", "token" : "ab...", "registered_at" : 1767225600.000000}]}`.
+struct RecipientRow: Decodable, Equatable, Sendable {
+  struct DeviceRow: Decodable, Equatable, Sendable {
+    let deviceID: UUID
+    let environment: String
+    let token: String
+    /// `extract(epoch FROM registered_at)`: seconds since 1970, to the microsecond, as a
+    /// JSON number (not PostgreSQL's JSON text of a `timestamptz`).
+    let registeredAt: Double
+
+    enum CodingKeys: String, CodingKey {
+      case deviceID = "device_id"
+      case environment, token
+      case registeredAt = "registered_at"
+    }
+  }
+
+  let userID: String
+  let devices: [DeviceRow]
+
+  enum CodingKeys: String, CodingKey {
+    case userID = "user_id"
+    case devices
   }
 }

@@ -17,27 +17,46 @@ struct DeviceRoutes: Sendable {
   }
 
   /// The body's fields, or the 400 that says what is wrong with it.
-  static func parse(_ body: [UInt8]) -> Result<(token: String, environment: String), BadBody> {
-    guard let object = JSON.object(from: body) else {
-      return .failure(BadBody("body is not a JSON object"))
+  static func parse(_ body: [UInt8]) -> Result<Device, BadBody> {
+    let request: DeviceRequest
+    do {
+      request = try WireCoding.decode(DeviceRequest.self, from: body)
+    } catch {
+      return .failure(BadBody(error))
     }
-    guard let token = object["token"] as? String else {
-      return .failure(BadBody("token is missing"))
-    }
-    guard (try? Directory.validate(token: token)) != nil else {
+    guard (try? Directory.validate(token: request.token)) != nil else {
       return .failure(BadBody("token must be 64 hexadecimal digits"))
     }
-    let environment = object["environment"] as? String ?? "production"
+    let environment = request.environment ?? "production"
     guard environment == "sandbox" || environment == "production" else {
-      return .failure(BadBody("environment must be sandbox or production"))
+      return .failure(BadBody.badEnvironment)
     }
-    return .success((token.lowercased(), environment))
+    return .success(Device(token: request.token.lowercased(), environment: environment))
+  }
+
+  /// A checked request: the token in lower case, the environment spelled out.
+  struct Device: Equatable {
+    let token: String
+    let environment: String
   }
 
   struct BadBody: Error {
+    static let badEnvironment = BadBody("environment must be sandbox or production")
+
     let message: String
     init(_ message: String) { self.message = message }
-    var response: HTTPResponse { .json(400, ["error": message]) }
+
+    /// What is wrong, from the field the decoder stumbled on: a token that is absent, `null`
+    /// or not a string is "missing"; an environment that is not a string is a bad one.
+    init(_ error: WireError) {
+      switch error.field {
+      case "token" where error.isJSON: self.init("token is missing")
+      case "environment" where error.isJSON: self = Self.badEnvironment
+      default: self.init("body is not a JSON object")
+      }
+    }
+
+    var response: HTTPResponse { .json(400, ErrorAnswer(error: message)) }
   }
 
   private func add(_ request: HTTPRequest) async -> HTTPResponse {
@@ -48,7 +67,7 @@ struct DeviceRoutes: Sendable {
       case .success(let device):
         let id = try await auth.directory.addDevice(
           userID: user, token: device.token, environment: device.environment)
-        return .json(201, ["device_id": id, "environment": device.environment])
+        return .json(201, DeviceCreated(deviceID: id, environment: device.environment))
       }
     }
   }

@@ -24,8 +24,7 @@ struct InboxRoutes: Sendable {
       guard let user = try await auth.user(of: request) else { return SessionAuth.unauthorized }
       guard let query = InboxQuery(request.query) else { return .plain(400) }
       let page = try await inbox.page(userID: user, query: query)
-      let next: Any = page.more ? page.items.last?.itemID as Any : JSON.null
-      return .json(200, ["items": page.items.map(\.json), "next_before": next])
+      return .json(200, InboxAnswer(page: page.items, more: page.more))
         .adding("Cache-Control", "private, no-store")
     }
   }

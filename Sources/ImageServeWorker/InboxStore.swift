@@ -2,7 +2,8 @@ import Events
 import FoundationEssentials
 import Infrastructure
 
-/// One item of a user's inbox, as the API lists it.
+/// One item of a user's inbox, as the store reads it (`InboxAnswer.Item` is what the API
+/// writes of it).
 struct InboxItem: Sendable {
   let itemID: UUID
   let notificationID: UUID
@@ -13,16 +14,6 @@ struct InboxItem: Sendable {
   let occurredAt: Date
   let createdAt: Date
   let photo: PhotoAvailability
-
-  var json: [String: Any] {
-    let text = AlarmText(kind: kind, mowerName: mowerName, reason: reason)
-    return [
-      "item_id": itemID, "notification_id": notificationID, "mower_id": mowerID,
-      "mower_name": mowerName as Any, "kind": kind, "reason": reason as Any,
-      "title": text.title, "body": text.body, "occurred_at": occurredAt,
-      "created_at": createdAt, "has_image": photo == .ready, "photo": photo.label,
-    ]
-  }
 }
 
 extension PhotoAvailability {

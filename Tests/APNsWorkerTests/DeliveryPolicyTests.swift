@@ -76,6 +76,56 @@ import Testing
         == .failed(status: status, reason: reason, deactivateDevice: false, apnsTimestamp: nil))
   }
 
+  /// The body is read leniently (`APNsRefusal`): one that is no JSON object, or whose
+  /// `reason` is missing or not a string, is known by its status; a `timestamp` that is not
+  /// a whole number is absent, and costs the reason nothing.
+  @Test(arguments: [
+    (500, "", DeliveryAction.retry(status: 500, reason: "status 500")),
+    (
+      400, "<html>Bad Gateway</html>",
+      .failed(status: 400, reason: "status 400", deactivateDevice: false, apnsTimestamp: nil)
+    ),
+    (
+      400, #"["BadDeviceToken"]"#,
+      .failed(status: 400, reason: "status 400", deactivateDevice: false, apnsTimestamp: nil)
+    ),
+    (
+      400, "{}",
+      .failed(status: 400, reason: "status 400", deactivateDevice: false, apnsTimestamp: nil)
+    ),
+    (
+      400, #"{"reason":5}"#,
+      .failed(status: 400, reason: "status 400", deactivateDevice: false, apnsTimestamp: nil)
+    ),
+    (
+      400, #"{"reason":null,"timestamp":1}"#,
+      .failed(status: 400, reason: "status 400", deactivateDevice: false, apnsTimestamp: nil)
+    ),
+    (
+      410, #"{"reason":"Unregistered","timestamp":"soon"}"#,
+      .failed(status: 410, reason: "Unregistered", deactivateDevice: true, apnsTimestamp: nil)
+    ),
+    (
+      410, #"{"reason":"Unregistered","timestamp":1800000000000.5}"#,
+      .failed(status: 410, reason: "Unregistered", deactivateDevice: true, apnsTimestamp: nil)
+    ),
+    (
+      410, #"{"timestamp":1.8e12,"reason":"Unregistered","extra":[{}]}"#,
+      .failed(
+        status: 410, reason: "Unregistered", deactivateDevice: false,
+        apnsTimestamp: 1_800_000_000_000)
+    ),
+    (
+      403, #"{"reason":"Expired\u0050roviderToken"}"#,
+      .renewTokenAndRetry(reason: "ExpiredProviderToken")
+    ),
+  ])
+  func aBodyThatIsNoJSONOrLacksAReasonIsKnownByItsStatus(
+    status: Int, body: String, action: DeliveryAction
+  ) {
+    #expect(classify(response(status, body)) == action)
+  }
+
   @Test func backoffGrowsAndIsCapped() {
     for attempt in 1...12 {
       let delay = DeliveryPolicy.retryDelay(attempt: attempt)

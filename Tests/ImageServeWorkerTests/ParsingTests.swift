@@ -144,4 +144,29 @@ import Testing
       (try? DeviceRoutes.parse(Array(#"{"token":"\#(token)","environment":"dev"}"#.utf8)).get())
         == nil)
   }
+
+  /// Each 400 says what is wrong (docs/interfaces.md#apns-devices); a `null` environment is
+  /// the default, one that is not a string is a bad one.
+  @Test func aBadDeviceBodySaysWhatIsWrong() {
+    let token = String(repeating: "0f", count: 32)
+    func message(_ body: String) -> String? {
+      guard case .failure(let bad) = DeviceRoutes.parse(Array(body.utf8)) else { return nil }
+      return bad.message
+    }
+    for body in ["", "not json", "[]", #""token""#, #"{"token":"\#(token)""#] {
+      #expect(message(body) == "body is not a JSON object", "\(body)")
+    }
+    for body in ["{}", #"{"token":5}"#, #"{"token":null}"#, #"{"environment":"sandbox"}"#] {
+      #expect(message(body) == "token is missing", "\(body)")
+    }
+    #expect(message(#"{"token":"abc"}"#) == "token must be 64 hexadecimal digits")
+    for environment in [#""staging""#, "5", "true", #"["sandbox"]"#] {
+      #expect(
+        message(#"{"token":"\#(token)","environment":\#(environment)}"#)
+          == "environment must be sandbox or production", "\(environment)")
+    }
+    #expect(
+      (try? DeviceRoutes.parse(Array(#"{"token":"\#(token)","environment":null}"#.utf8)).get())
+        == DeviceRoutes.Device(token: token, environment: "production"))
+  }
 }

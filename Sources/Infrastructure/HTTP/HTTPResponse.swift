@@ -31,14 +31,9 @@ public struct HTTPResponse: Sendable {
     return response
   }
 
-  /// A JSON object (sorted keys, as every JSON this project writes).
-  public static func json(_ status: Int, _ object: [String: Any]) -> HTTPResponse {
-    HTTPResponse(
-      status: status, headers: [("Content-Type", "application/json")],
-      body: Array(JSON.encode(object).utf8))
-  }
-
-  /// A typed JSON answer, through the one coder of messages (`WireCoding`).
+  /// A typed JSON answer, through the one coder of messages (`WireCoding`): keys sorted, no
+  /// whitespace (docs/interfaces.md, conventions). An answer that must write an absent value
+  /// as `null` says so in its own `encode(to:)`.
   public static func json(_ status: Int, _ value: some Encodable) -> HTTPResponse {
     HTTPResponse(
       status: status, headers: [("Content-Type", "application/json")],

@@ -11,9 +11,7 @@ struct CheckDecisionsCommand: Command {
   static func run(_ arguments: Arguments, _ context: CommandContext) async throws {
     let alarms = try RecordedAlarm.load(path: try arguments.positional(0, "ALARMS"))
     let expectedPath = try arguments.positional(1, "EXPECTED")
-    let expected = try String(contentsOfFile: expectedPath, encoding: .utf8)
-      .split(separator: "\n", omittingEmptySubsequences: true)
-      .map { JSON.object(from: Array($0.utf8)) ?? [:] }
+    let expected = try ExpectedDecision.load(path: expectedPath)
     guard expected.count == alarms.count else {
       throw UsageError(
         "\(expectedPath) has \(expected.count) lines, the alarms file \(alarms.count)")
@@ -66,15 +64,15 @@ struct LoggedDecisions {
   }
 
   /// One line per difference, naming the line of the files and what differs.
-  func compare(alarms: [RecordedAlarm], expected: [[String: Any]]) -> [String] {
+  func compare(alarms: [RecordedAlarm], expected: [ExpectedDecision]) -> [String] {
     var differences: [String] = []
     var remainingRejections = rejected
     var decidedIDs: Set<String> = []
     var expectedReceived = 0
     for (index, (alarm, want)) in zip(alarms, expected).enumerated() {
       let line = "line \(index + 1)"
-      let id = (want["event_id"] as? String)?.lowercased() ?? ""
-      let decision = want["decision"] as? String ?? "?"
+      let id = want.eventID?.lowercased() ?? ""
+      let decision = want.decision
       switch decision {
       case "rejected":
         let sha = Digest.sha256Hex(Array(alarm.payload.utf8))
@@ -101,13 +99,13 @@ struct LoggedDecisions {
           continue
         }
         guard decision == "pushed" else { continue }
-        let wantNotifications = want["notifications"] as? Int ?? -1
+        let wantNotifications = want.notifications ?? -1
         let gotNotifications = notifications[id] ?? 0
         if wantNotifications != gotNotifications {
           differences.append(
             "\(line) \(id): expected \(wantNotifications) notifications, got \(gotNotifications)")
         }
-        let wantPhoto = want["photo"] as? String ?? "?"
+        let wantPhoto = want.photo ?? "?"
         let gotPhoto = photo[id] ?? "none"
         if wantPhoto != gotPhoto {
           differences.append("\(line) \(id): expected photo \(wantPhoto), got \(gotPhoto)")

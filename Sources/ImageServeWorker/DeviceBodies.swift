@@ -1,0 +1,34 @@
+import FoundationEssentials
+import Infrastructure
+
+/// The JSON body of `POST` and `DELETE /api/v1/notifications/apns-devices`, as the phone sends
+/// it (docs/interfaces.md#apns-devices; `APNsDevice` in docs/openapi.yaml). Checking the
+/// token and the environment is `DeviceRoutes.parse`'s: their 400s say what is wrong.
+struct DeviceRequest: Codable, Equatable, Sendable {
+  let token: String
+  /// `production` or `sandbox`; absent or `null` means `production`.
+  let environment: String?
+}
+
+/// The 201 answer to a registration: the device's id (lower case, as in every HTTP answer)
+/// and the environment it was registered for.
+struct DeviceCreated: Codable, Equatable, Sendable {
+  let deviceID: UUID
+  let environment: String
+
+  enum CodingKeys: String, CodingKey {
+    case deviceID = "device_id"
+    case environment
+  }
+
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(deviceID.uuidString.lowercased(), forKey: .deviceID)
+    try container.encode(environment, forKey: .environment)
+  }
+}
+
+/// A 400 answer's body, `{"error": "<what is wrong>"}` (`Error` in docs/openapi.yaml).
+struct ErrorAnswer: Codable, Equatable, Sendable {
+  let error: String
+}
