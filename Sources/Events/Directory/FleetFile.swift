@@ -43,7 +43,8 @@ public struct FleetFile: Sendable, Decodable {
   public let devices: [Device]
 
   public static func load(path: String) throws -> FleetFile {
-    try JSONDecoder().decode(FleetFile.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+    try WireCoding.decode(
+      FleetFile.self, from: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
   }
 }
 

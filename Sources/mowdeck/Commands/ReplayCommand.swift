@@ -13,11 +13,10 @@ struct RecordedAlarm: Decodable {
 
   static func load(path: String) throws -> [RecordedAlarm] {
     let text = try String(contentsOfFile: path, encoding: .utf8)
-    let decoder = JSONDecoder()
     return try text.split(separator: "\n", omittingEmptySubsequences: true).enumerated().map {
       index, line in
       do {
-        var alarm = try decoder.decode(RecordedAlarm.self, from: Data(line.utf8))
+        var alarm = try WireCoding.decode(RecordedAlarm.self, from: Array(line.utf8))
         alarm.line = index + 1
         return alarm
       } catch {
