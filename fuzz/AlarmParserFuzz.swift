@@ -1,12 +1,18 @@
 // libFuzzer entry for the alarm parser at ingress (fuzz/run.sh alarm).
 //
 // Built by swiftc together with the very source files the fan-out uses:
-// Sources/FanoutWorker/IngressAlarm.swift and, from Sources/Events, the JSON parser,
-// Timestamp, CleanText, the alarm catalogue and Subjects. Each input is a subject, a
-// newline and a payload (no newline: the whole input is the payload of a fixed subject).
-// Besides "does not crash or trip AddressSanitizer" (a 4,096-deep `[[[` included: the
-// parser must not recurse without a bound), it checks what docs/interfaces.md#ingress-alarm
-// says must hold for any input:
+// Sources/FanoutWorker/IngressAlarm.swift, IngressPayload.swift, IngressField.swift, the
+// alarm catalogue and, from Sources/Infrastructure, the JSON check (JSONValidator.swift),
+// WireCoding (the toolchain's JSONDecoder, which is not instrumented: coverage guides the
+// fuzzer up to it, not inside it), Timestamp, CleanText and Subjects; and the hand-written
+// JSON parser, as the reference below. Each input is a subject, a newline and a payload
+// (no newline: the whole input is the payload of a fixed subject).
+// Besides "does not crash or trip AddressSanitizer" (a 4,096-deep `[[[` included: nothing
+// may recurse without a bound), it checks what docs/interfaces.md#ingress-alarm says must
+// hold for any input:
+//   - a payload is refused as `invalid_json` or `nested_too_deep` exactly when the
+//     hand-written parser (JSONParser, held to RFC 8259 by JSONParserTests) cannot read it
+//     as an object 32 levels deep at most: JSONDecoder alone would let more through;
 //   - an accepted alarm's mower id is the subject's last token, a valid subject token;
 //   - its kind is in the catalogue, its occurred_at a real date, not before 1970, whose
 //     text names a real calendar day (checked here independently of Timestamp);
@@ -61,13 +67,39 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 }
 
 private func check(subject: String, payload: [UInt8]) {
-  switch IngressAlarm.parse(subject: subject, subjects: subjects, payload: payload) {
+  let result = IngressAlarm.parse(subject: subject, subjects: subjects, payload: payload)
+  checkJSONVerdict(result, payload: payload)
+  switch result {
   case .failure(let rejection):
     rejected[rejection, default: 0] += 1
   case .success(let alarm):
     accepted += 1
     checkAccepted(alarm, subject: subject, payload: payload)
   }
+}
+
+/// Refused as no JSON (or too deep) exactly when the reference parser reads no object.
+private func checkJSONVerdict(
+  _ result: Result<IngressAlarm, IngressAlarm.Rejection>, payload: [UInt8]
+) {
+  guard payload.count <= 64 * 1024 else { return }
+  let refusedAsJSON: Bool
+  switch result {
+  case .failure(.invalidJSON), .failure(.nestedTooDeep): refusedAsJSON = true
+  default: refusedAsJSON = false
+  }
+  let readable = JSON.object(from: payload, maximumDepth: 32) != nil
+  precondition(
+    readable != refusedAsJSON,
+    "\(result) for a payload the reference parser \(readable ? "reads" : "refuses"): "
+      + String(decoding: payload.prefix(300), as: UTF8.self).debugDescription)
+}
+
+/// The field the fan-out read the time from: JSONDecoder's reading, in which the first of
+/// a repeated field counts (the reference parser keeps the last).
+private struct OccurredAt: Decodable {
+  let occurredAt: String
+  enum CodingKeys: String, CodingKey { case occurredAt = "occurred_at" }
 }
 
 private func checkAccepted(_ alarm: IngressAlarm, subject: String, payload: [UInt8]) {
@@ -86,9 +118,8 @@ private func checkAccepted(_ alarm: IngressAlarm, subject: String, payload: [UIn
       }, "mower id is not one subject token: \(alarm.mowerID.debugDescription)")
   precondition(AlarmCatalogue.alarmClass(of: alarm.kind) == alarm.alarmClass)
   precondition(alarm.occurredAt.timeIntervalSince1970 >= 0, "occurred_at before 1970")
-  let object = JSON.object(from: payload, maximumDepth: 32)
-  guard let object, let text = object["occurred_at"] as? String else {
-    preconditionFailure("accepted a payload the JSON parser does not read back")
+  guard let text = try? WireCoding.decode(OccurredAt.self, from: payload).occurredAt else {
+    preconditionFailure("accepted a payload whose occurred_at JSONDecoder does not read back")
   }
   precondition(namesRealDay(text), "accepted occurred_at \(text.debugDescription)")
   // The instant survives being written as the event log and PostgresBind write it; past
@@ -282,6 +313,10 @@ private func boundaryChecks() {
   expect(
     "other mower's subject",
     alarmJSON().replacingOccurrences(of: "m-4711", with: "m-4712"), .subjectMismatch)
+  // JSONDecoder would take these in a field the fan-out does not read.
+  expect("lone surrogate elsewhere", alarmJSON(extra: ", \"x\": \"\\ud800\""), .invalidJSON)
+  expect("1e999 elsewhere", alarmJSON(extra: ", \"x\": [1e999]"), .invalidJSON)
+  expect("trailing comma", alarmJSON(extra: ","), .invalidJSON)
   expect("not an object", "[1, 2]", .invalidJSON)
   expect("empty", "", .invalidJSON)
 }

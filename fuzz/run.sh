@@ -60,6 +60,8 @@ build() {
       empty_events_module
       compile -module-name AlarmParserFuzz -I "$out/stub" \
         fuzz/AlarmParserFuzz.swift Sources/FanoutWorker/IngressAlarm.swift \
+        Sources/FanoutWorker/IngressPayload.swift Sources/FanoutWorker/IngressField.swift \
+        $infra/Coding/JSONValidator.swift $infra/Coding/WireCoding.swift \
         $infra/Coding/JSON.swift $infra/Coding/JSONParser.swift \
         $infra/Support/Timestamp.swift $infra/Support/CleanText.swift \
         $infra/Support/Hex.swift $infra/Support/Trimming.swift \

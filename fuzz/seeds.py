@@ -80,6 +80,11 @@ def alarm():
         b'{"a":' * 1000,
         b'{"event_id": 1e400}',
         b"-0.0e-0",
+        # What JSONDecoder alone would take in a field it skips, and a repeated field.
+        payload(extra=', "x": "\\ud800"'),
+        payload(extra=', "x": "Rob"').replace(b'"Rob"', b'"Rob\xc3\x28"'),
+        payload(extra=', "x": [01, 1e999, "\\x41"],'),
+        payload(extra=', "kind": "mower_exploded"'),
     ]
     return seeds + [subject + seed for seed in hostile]
 

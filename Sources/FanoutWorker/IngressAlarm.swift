@@ -50,9 +50,8 @@ struct IngressAlarm: Sendable, Equatable {
 
   /// The event id a rejected payload still carries, if any, to correlate its rejection.
   static func eventIDIfAny(in payload: [UInt8]) -> UUID? {
-    guard payload.count <= Limits.payloadBytes else { return nil }
-    return (JSON.object(from: payload, maximumDepth: Limits.nestingDepth)?["event_id"] as? String)
-      .flatMap(UUID.init(uuidString:))
+    guard case .success(let fields) = IngressPayload.read(payload) else { return nil }
+    return fields.eventID?.text.flatMap(UUID.init(uuidString:))
   }
 
   /// Checks a payload in the order the contract's examples imply: size and nesting, JSON,
@@ -61,43 +60,40 @@ struct IngressAlarm: Sendable, Equatable {
   static func parse(subject: String, subjects: Subjects, payload: [UInt8]) -> Result<
     IngressAlarm, Rejection
   > {
-    guard payload.count <= Limits.payloadBytes else { return .failure(.payloadTooLarge) }
-    guard let object = JSON.object(from: payload, maximumDepth: Limits.nestingDepth) else {
-      return .failure(
-        JSON.nestingExceeds(Limits.nestingDepth, in: payload) ? .nestedTooDeep : .invalidJSON)
+    let fields: IngressPayload
+    switch IngressPayload.read(payload) {
+    case .success(let read): fields = read
+    case .failure(let rejection): return .failure(rejection)
     }
-    guard let rawID = object["event_id"] else { return .failure(.missingEventID) }
-    guard let idText = rawID as? String, let eventID = UUID(uuidString: idText) else {
+    guard let rawID = fields.eventID else { return .failure(.missingEventID) }
+    guard let eventID = rawID.text.flatMap(UUID.init(uuidString:)) else {
       return .failure(.invalidEventID)
     }
-    guard let rawMower = object["mower_id"] else { return .failure(.missingMowerID) }
-    guard let mowerID = rawMower as? String, isValidMowerID(mowerID) else {
+    guard let rawMower = fields.mowerID else { return .failure(.missingMowerID) }
+    guard let mowerID = rawMower.text, isValidMowerID(mowerID) else {
       return .failure(.invalidMowerID)
     }
     guard subject == subjects.alarm(mowerID: mowerID) else { return .failure(.subjectMismatch) }
-    guard let rawKind = object["kind"] else { return .failure(.missingKind) }
-    guard let kind = rawKind as? String else { return .failure(.invalidKind) }
+    guard let rawKind = fields.kind else { return .failure(.missingKind) }
+    guard let kind = rawKind.text else { return .failure(.invalidKind) }
     guard let alarmClass = AlarmCatalogue.alarmClass(of: kind) else {
       return .failure(.unknownKind)
     }
-    guard let rawTime = object["occurred_at"] else { return .failure(.missingOccurredAt) }
-    guard let timeText = rawTime as? String, let occurredAt = Timestamp.parse(timeText),
+    guard let rawTime = fields.occurredAt else { return .failure(.missingOccurredAt) }
+    guard let occurredAt = rawTime.text.flatMap(Timestamp.parse),
       occurredAt >= Limits.earliestOccurredAt
     else {
       return .failure(.invalidOccurredAt)
     }
-    let mowerName = object["mower_name"]
-    if let mowerName, !(mowerName is String || mowerName is JSON.Null) {
-      return .failure(.invalidMowerName)
-    }
-    let reason = object["reason"]
-    if let reason, !(reason is String || reason is JSON.Null) { return .failure(.invalidReason) }
+    // Optional fields: missing and `null` alike mean none; another JSON type is refused.
+    if case .other? = fields.mowerName { return .failure(.invalidMowerName) }
+    if case .other? = fields.reason { return .failure(.invalidReason) }
     return .success(
       IngressAlarm(
         eventID: eventID, mowerID: mowerID, kind: kind, alarmClass: alarmClass,
         occurredAt: min(occurredAt, Limits.latestOccurredAt),
-        mowerName: cleaned(mowerName as? String, Limits.mowerNameCharacters),
-        reason: cleaned(reason as? String, Limits.reasonCharacters)))
+        mowerName: cleaned(fields.mowerName?.text, Limits.mowerNameCharacters),
+        reason: cleaned(fields.reason?.text, Limits.reasonCharacters)))
   }
 
   /// A mower id is one NATS subject token: printable, no dots or wildcards, not too long.

@@ -3,8 +3,9 @@ import Infrastructure
 
 /// An alarm as upstream publishes it on `notifications.alarms.<mower_id>`
 /// (docs/interfaces.md#ingress-alarm): what `mowdeck publish`, the benchmarks and the tests
-/// send. The fan-out reads ingress field by field instead (`IngressAlarm`), because it must
-/// name what is wrong with any bytes at all, which a `Decodable` type cannot.
+/// send. The fan-out reads ingress into its own `IngressPayload` instead, which records what
+/// each field holds, because it must name what is wrong with any bytes at all, in the
+/// contract's order: decoding this type stops at the first field that is not what it wants.
 public struct AlarmMessage: Codable, Sendable, Equatable {
   public let eventID: UUID
   public let mowerID: String
