@@ -60,4 +60,11 @@ struct ClaimedDelivery: Sendable {
 
   /// The first characters of the token: enough to tell devices apart in events and logs.
   var tokenPrefix: String { Directory.tokenPrefix(token) }
+
+  /// Which push this attempt is, as each of its outcome events records it.
+  var deliveryAttempt: DeliveryAttempt {
+    DeliveryAttempt(
+      deliveryID: deliveryID, notificationID: notificationID, deviceID: deviceID,
+      tokenPrefix: tokenPrefix, environment: environment, attempt: attempt)
+  }
 }

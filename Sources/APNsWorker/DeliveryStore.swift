@@ -173,29 +173,23 @@ extension DeliveryStore.Outcome {
 
   /// The fact this attempt adds to the log.
   func event(for delivery: ClaimedDelivery) -> NewEvent {
-    let common: [String: any Sendable] = [
-      "delivery_id": delivery.deliveryID, "notification_id": delivery.notificationID,
-      "device_id": delivery.deviceID, "token_prefix": delivery.tokenPrefix,
-      "environment": delivery.environment, "attempt": delivery.attempt,
-    ]
+    let attempt = delivery.deliveryAttempt
     switch self {
     case .sent(let apnsID, let status, let latency, let hasImage):
       return NewEvent(
-        .deliverySent, correlationID: delivery.eventID,
-        data: common.merging(
-          ["apns_id": apnsID, "status": status, "latency_ms": latency, "has_image": hasImage]
-        ) { $1 })
+        DeliverySent(
+          attempt, apnsID: apnsID, status: status, latencyMilliseconds: latency,
+          hasImage: hasImage),
+        correlationID: delivery.eventID)
     case .retry(let status, let reason, let after):
       return NewEvent(
-        .deliveryRetryScheduled, correlationID: delivery.eventID,
-        data: common.merging(
-          ["status": status, "reason": reason, "retry_in_ms": Int(after * 1000)]) { $1 })
+        DeliveryRetryScheduled(
+          attempt, status: status, reason: reason, retryInMilliseconds: Int(after * 1000)),
+        correlationID: delivery.eventID)
     case .failed(let status, let reason, _, let timestamp):
       return NewEvent(
-        .deliveryFailed, correlationID: delivery.eventID,
-        data: common.merging(["status": status, "reason": reason, "apns_timestamp": timestamp]) {
-          $1
-        })
+        DeliveryFailed(attempt, status: status, reason: reason, apnsTimestamp: timestamp),
+        correlationID: delivery.eventID)
     }
   }
 
@@ -203,10 +197,9 @@ extension DeliveryStore.Outcome {
   func deactivationEvent(for delivery: ClaimedDelivery) -> NewEvent? {
     guard case .failed(_, let reason, true, let timestamp) = self else { return nil }
     return NewEvent(
-      .deviceDeactivated, correlationID: delivery.eventID,
-      data: [
-        "device_id": delivery.deviceID, "token_prefix": delivery.tokenPrefix,
-        "reason": reason, "apns_timestamp": timestamp,
-      ])
+      DeviceDeactivated(
+        deviceID: delivery.deviceID, tokenPrefix: delivery.tokenPrefix, reason: reason,
+        apnsTimestamp: timestamp),
+      correlationID: delivery.eventID)
   }
 }

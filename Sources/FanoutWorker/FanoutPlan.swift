@@ -77,55 +77,49 @@ struct FanoutPlan: Sendable {
     let id = alarm.eventID
     var events = [
       NewEvent(
-        .alarmReceived, correlationID: id,
-        data: [
-          "mower_id": alarm.mowerID, "kind": alarm.kind, "class": alarm.alarmClass.rawValue,
-          "occurred_at": alarm.occurredAt, "decided_on": decisionTime,
-          "mower_name": alarm.mowerName, "reason": alarm.reason,
-          "stream_seq": Int(streamSequence),
-        ])
+        AlarmReceived(
+          mowerID: alarm.mowerID, kind: alarm.kind, alarmClass: alarm.alarmClass.rawValue,
+          occurredAt: alarm.occurredAt, decidedOn: decisionTime, mowerName: alarm.mowerName,
+          reason: alarm.reason, streamSequence: streamSequence),
+        correlationID: id)
     ]
     switch decision {
     case .suppressed(let lastPush, let cooldown):
       events.append(
         NewEvent(
-          .alarmSuppressed, correlationID: id,
-          data: [
-            "class": alarm.alarmClass.rawValue, "cooldown_s": cooldown,
-            "last_push_on": lastPush,
-            "seconds_since_last_push": Int(decisionTime.timeIntervalSince(lastPush)),
-          ]))
+          AlarmSuppressed(
+            alarmClass: alarm.alarmClass.rawValue, cooldownSeconds: cooldown,
+            lastPushOn: lastPush,
+            secondsSinceLastPush: Int(decisionTime.timeIntervalSince(lastPush))),
+          correlationID: id))
     case .pushed(let photo):
       for notification in notifications {
         events.append(
           NewEvent(
-            .notificationCreated, correlationID: id,
-            data: [
-              "notification_id": notification.notificationID, "user_id": notification.userID,
-              "has_image": imageID != nil,
-            ]))
+            NotificationCreated(
+              notificationID: notification.notificationID, userID: notification.userID,
+              hasImage: imageID != nil),
+            correlationID: id))
       }
       for delivery in deliveries {
         events.append(
           NewEvent(
-            .deliveryQueued, correlationID: id,
-            data: [
-              "delivery_id": delivery.deliveryID, "notification_id": delivery.notificationID,
-              "device_id": delivery.deviceID, "environment": delivery.environment,
-              "token_prefix": delivery.tokenPrefix,
-            ]))
+            DeliveryQueued(
+              deliveryID: delivery.deliveryID, notificationID: delivery.notificationID,
+              deviceID: delivery.deviceID, environment: delivery.environment,
+              tokenPrefix: delivery.tokenPrefix),
+            correlationID: id))
       }
       switch photo {
       case .reserved:
-        events.append(
-          NewEvent(
-            .imageReserved, correlationID: id,
-            data: ["image_id": imageID, "mower_id": alarm.mowerID]))
+        if let imageID {  // always, for a reservation (init)
+          events.append(
+            NewEvent(ImageReserved(imageID: imageID, mowerID: alarm.mowerID), correlationID: id))
+        }
       case .skipped(let reason):
         events.append(
           NewEvent(
-            .photoSkipped, correlationID: id,
-            data: ["reason": reason.rawValue, "mower_id": alarm.mowerID]))
+            PhotoSkipped(reason: reason.rawValue, mowerID: alarm.mowerID), correlationID: id))
       case .none:
         break
       }

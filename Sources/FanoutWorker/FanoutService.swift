@@ -163,7 +163,13 @@ struct FanoutService: Service {
       metrics.increment("mowdeck_fanout_rejected_total", labels: ["reason": rejection.reason])
       logger.warning(
         "alarm given up",
-        ["reason": rejection.reason, "subject": message.subject, "details": rejection.details])
+        [
+          "reason": rejection.reason, "subject": message.subject,
+          "details": [
+            "error_class": rejection.errorClass, "sqlstate": rejection.sqlState,
+            "constraint": rejection.constraint, "attempts": rejection.attempts,
+          ] as [String: any Sendable],
+        ])
       return outcome
     } catch {
       logger.warning("recording a rejection failed", ["error": error])

@@ -42,14 +42,14 @@ struct FanoutStore: Sendable {
     let correlationID = Self.correlationID(
       subject: subject, payload: payload, streamSequence: streamSequence)
     let mowerID = Self.mowerID(fromSubject: subject, subjects: subjects)
-    var data: [String: any Sendable] = [
-      "reason": rejection.reason, "subject": CleanText.clean(subject, maximumCharacters: 256),
-      "mower_id": mowerID as (any Sendable)?, "stream_seq": Int(streamSequence),
-      "payload_bytes": payload.count,
-      "payload_sha256": Digest.sha256Hex(payload),
-    ]
-    for (key, value) in rejection.details { data[key] = value }
-    let event = NewEvent(.alarmRejected, correlationID: correlationID, data: data)
+    let event = NewEvent(
+      AlarmRejected(
+        reason: rejection.reason, subject: CleanText.clean(subject, maximumCharacters: 256),
+        mowerID: mowerID, streamSequence: streamSequence, payloadBytes: payload.count,
+        payloadSHA256: Digest.sha256Hex(payload), errorClass: rejection.errorClass,
+        sqlState: rejection.sqlState, constraint: rejection.constraint,
+        attempts: rejection.attempts),
+      correlationID: correlationID)
     let recorded = try await pool.withTransaction { tx in
       let inserted = try tx.query(
         """

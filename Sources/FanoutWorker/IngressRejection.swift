@@ -6,45 +6,49 @@ import Infrastructure
 struct IngressRejection: Sendable {
   /// The `reason` of `alarm.rejected`.
   let reason: String
-  /// What else the event records: the error's SQLSTATE class, code and constraint.
-  let details: [String: any Sendable]
+  // What else the event records when known (docs/interfaces.md#event-types): the error's
+  // SQLSTATE class, code and constraint, and how often an undecidable alarm was tried.
+  var errorClass: String?
+  var sqlState: String?
+  var constraint: String?
+  var attempts: Int?
 
   init(_ rejection: IngressAlarm.Rejection) {
     reason = rejection.rawValue
-    details = [:]
   }
 
-  private init(reason: String, details: [String: any Sendable]) {
+  private init(reason: String) {
     self.reason = reason
-    self.details = details
   }
 
   /// PostgreSQL refused the alarm's content (a data error, a constraint it breaks): retrying cannot
   /// help (docs/interfaces.md#ingress-alarm).
   static func refused(_ error: DatabaseError) -> IngressRejection {
-    IngressRejection(reason: "refused_by_database", details: Self.details(of: error))
+    var rejection = IngressRejection(reason: "refused_by_database")
+    rejection.describe(error)
+    return rejection
   }
 
   /// The alarm failed `attempts` times with errors that are neither an outage nor its
   /// content; it is given up so that it cannot hold its mower's later alarms for ever.
   static func undecidable(after error: any Error, attempts: Int) -> IngressRejection {
-    var details: [String: any Sendable] =
-      (error as? DatabaseError).map(Self.details(of:)) ?? [
-        "error_class": String(describing: type(of: error))
-      ]
-    details["attempts"] = attempts
-    return IngressRejection(reason: "undecidable", details: details)
+    var rejection = IngressRejection(reason: "undecidable")
+    if let error = error as? DatabaseError {
+      rejection.describe(error)
+    } else {
+      rejection.errorClass = String(describing: type(of: error))
+    }
+    rejection.attempts = attempts
+    return rejection
   }
 
-  private static func details(of error: DatabaseError) -> [String: any Sendable] {
-    var details: [String: any Sendable] = [:]
+  private mutating func describe(_ error: DatabaseError) {
     if let state = error.sqlState {
-      details["error_class"] = String(state.prefix(2))
-      details["sqlstate"] = state
+      errorClass = String(state.prefix(2))
+      sqlState = state
     } else {
-      details["error_class"] = "database"
+      errorClass = "database"
     }
-    if let constraint = error.constraint { details["constraint"] = constraint }
-    return details
+    constraint = error.constraint
   }
 }

@@ -14,11 +14,9 @@ struct ServedLog: Sendable {
   func recordFirst(_ record: PhotoRecord, route: String, bytes: Int) async throws -> Bool {
     let notification = record.notificationID.uuidString.lowercased()
     let event = NewEvent(
-      .imageServed, correlationID: record.eventID,
-      data: [
-        "notification_id": notification, "image_id": record.imageID?.uuidString.lowercased(),
-        "bytes": bytes, "route": route,
-      ])
+      ImageServed(
+        notificationID: record.notificationID, imageID: record.imageID, bytes: bytes, route: route),
+      correlationID: record.eventID)
     return try await pool.withTransaction { tx in
       try tx.query(
         "SELECT pg_advisory_xact_lock(hashtextextended('mowdeck.image.served.' || \(notification), 0))"

@@ -56,11 +56,10 @@ struct PhotoStore: Sendable {
       try eventLog.append(
         claims.filter(\.isStillUseful).map { claim in
           NewEvent(
-            .photoRequested, correlationID: claim.eventID,
-            data: [
-              "image_id": claim.imageID, "mower_id": claim.mowerID, "attempt": claim.attempt,
-              "timeout_s": min(Double(timeout), claim.remainingSeconds).rounded(.down),
-            ])
+            PhotoRequested(
+              imageID: claim.imageID, mowerID: claim.mowerID, attempt: claim.attempt,
+              timeoutSeconds: Int(min(Double(timeout), claim.remainingSeconds).rounded(.down))),
+            correlationID: claim.eventID)
         }, in: tx)
       return claims
     }
@@ -108,21 +107,19 @@ struct PhotoStore: Sendable {
       case .captured(let bytes):
         (jpeg, failureReason) = (bytes, nil)
         event = NewEvent(
-          .photoCaptured, correlationID: claim.eventID,
-          data: [
-            "image_id": claim.imageID, "bytes": bytes.count,
-            "capture_ms": (latencySeconds * 1000).rounded(), "attempt": claim.attempt,
-          ])
+          PhotoCaptured(
+            imageID: claim.imageID, bytes: bytes.count,
+            captureMilliseconds: Int((latencySeconds * 1000).rounded()), attempt: claim.attempt),
+          correlationID: claim.eventID)
       case .failed(let reason, let detail):
         (jpeg, failureReason) = (nil, reason.rawValue)
         event = NewEvent(
-          .photoFailed, correlationID: claim.eventID,
-          data: [
-            "image_id": claim.imageID, "reason": reason.rawValue,
+          PhotoFailed(
+            imageID: claim.imageID, reason: reason.rawValue,
             // Cleaned here too, whatever produced it: this is the last step before jsonb.
-            "detail": detail.map { FailureDetail.cleaned($0) },
-            "after_ms": (latencySeconds * 1000).rounded(), "attempt": claim.attempt,
-          ])
+            detail: detail.map { FailureDetail.cleaned($0) },
+            afterMilliseconds: Int((latencySeconds * 1000).rounded()), attempt: claim.attempt),
+          correlationID: claim.eventID)
       }
       try eventLog.append([event], in: tx)
       // Last: the row and retention, whose lock is then held only until the commit.

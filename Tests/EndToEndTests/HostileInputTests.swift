@@ -157,7 +157,8 @@ extension EndToEndTests {
         #expect(decided.outcome == hostile.outcome, "\(hostile)")
         if let reason = hostile.reason, let id = decided.eventID {
           let story = try await EventLog().story(of: id, pool: db.pool)
-          #expect(story.first?.data["reason"] as? String == reason, "\(hostile)")
+          #expect(
+            try story.first?.decode(AlarmRejected.self).reason == reason, "\(hostile)")
         }
         // A valid alarm of another mower right after: decided and sent within seconds.
         let probe = UUID()

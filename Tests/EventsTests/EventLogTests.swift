@@ -7,24 +7,33 @@ import Testing
 @Suite struct EventLogTests {
   let log = EventLog()
 
+  /// Data the other tests do not care about.
+  static func received(_ mower: String = "m-1") -> AlarmReceived {
+    AlarmReceived(
+      mowerID: mower, kind: "mower_lifted", alarmClass: "theft", occurredAt: Date(),
+      decidedOn: Date(), mowerName: nil, reason: nil, streamSequence: 1)
+  }
+
   @Test func storyReturnsTheEventsOfOneTransactionInOrderWithTheirData() async throws {
     let db = try await TestDatabase.make()
     let alarm = UUID()
     let other = UUID()
     let image = UUID()
     let occurred = try #require(Timestamp.parse("2026-11-29T10:15:00.250000Z"))
+    let received = AlarmReceived(
+      mowerID: "m-1", kind: "mower_lifted", alarmClass: "theft", occurredAt: occurred,
+      decidedOn: occurred.addingTimeInterval(0.5), mowerName: "quote \" and \\ and ünï",
+      reason: nil, streamSequence: 1234)
+    let reserved = ImageReserved(imageID: image, mowerID: "m-1")
+    let skipped = PhotoSkipped(reason: "daily_limit", mowerID: "m-1")
     let before = Date()
     try await db.pool.withTransaction { tx in
       try log.append(
         [
-          NewEvent(
-            .alarmReceived, correlationID: alarm,
-            data: ["kind": "mower_lifted", "bytes": 1234, "ok": true, "at": occurred]),
-          NewEvent(.alarmReceived, correlationID: other),
-          NewEvent(
-            .imageReserved, correlationID: alarm, causationID: alarm,
-            data: ["image_id": image, "note": "quote \" and \\ and ünï"]),
-          NewEvent(.photoSkipped, correlationID: alarm, data: ["reason": "daily_limit"]),
+          NewEvent(received, correlationID: alarm),
+          NewEvent(Self.received(), correlationID: other),
+          NewEvent(reserved, correlationID: alarm, causationID: alarm),
+          NewEvent(skipped, correlationID: alarm),
         ], in: tx)
     }
     let story = try await log.story(of: alarm, pool: db.pool)
@@ -33,19 +42,58 @@ import Testing
     #expect(Set(story.map(\.position)).count == 3)
     #expect(story.allSatisfy { $0.correlationID == alarm })
     #expect(story.map(\.causationID) == [nil, alarm, nil])
-    #expect(story[0].data["kind"] as? String == "mower_lifted")
-    #expect(story[0].data["bytes"] as? Int == 1234)
-    #expect(story[0].data["ok"] as? Bool == true)
-    #expect(story[0].data["at"] as? String == "2026-11-29T10:15:00.250000Z")
-    #expect(story[1].data["image_id"] as? String == image.uuidString.lowercased())
-    #expect(story[1].data["note"] as? String == "quote \" and \\ and ünï")
-    #expect(story[2].data["reason"] as? String == "daily_limit")
+    #expect(try story[0].decode(AlarmReceived.self) == received)
+    #expect(try story[1].decode(ImageReserved.self) == reserved)
+    #expect(try story[2].decode(PhotoSkipped.self) == skipped)
     for event in story {
       #expect(event.recordedAt >= before.addingTimeInterval(-60))
       #expect(event.recordedAt <= Date().addingTimeInterval(60))
     }
     #expect(try await log.story(of: other, pool: db.pool).count == 1)
     #expect(try await log.story(of: UUID(), pool: db.pool).isEmpty)
+  }
+
+  /// What SQL reads of the stored `jsonb` (docs/interfaces.md#event-types): ids as
+  /// `uuid::text`, an absent optional as NULL, times as `timestamptz`.
+  @Test func sqlReadsTheDataAsItAlwaysDid() async throws {
+    let db = try await TestDatabase.make()
+    let (alarm, notification) = (UUID(), UUID())
+    try await db.pool.withTransaction { tx in
+      try log.append(
+        [
+          NewEvent(
+            ImageServed(notificationID: notification, imageID: nil, bytes: 7, route: "push"),
+            correlationID: alarm),
+          NewEvent(
+            AlarmSuppressed(
+              alarmClass: "theft", cooldownSeconds: 600,
+              lastPushOn: try #require(Timestamp.parse("2026-11-29T10:05:00.5Z")),
+              secondsSinceLastPush: 599),
+            correlationID: alarm),
+        ], in: tx)
+    }
+    let row = try await db.pool.query(
+      """
+      SELECT (SELECT data->>'notification_id' = \(notification)::uuid::text AND data->>'image_id' IS NULL
+                AND data ? 'image_id' AND (data->>'bytes')::int = 7
+              FROM events WHERE type = 'image.served') AS served,
+             (SELECT (data->>'last_push_on')::timestamptz = '2026-11-29T10:05:00.5Z'::timestamptz
+              FROM events WHERE type = 'alarm.suppressed') AS suppressed
+      """)[0]
+    #expect(try row.bool("served"))
+    #expect(try row.bool("suppressed"))
+  }
+
+  @Test func dataIsReadOnlyAsItsOwnType() async throws {
+    let db = try await TestDatabase.make()
+    let alarm = UUID()
+    try await db.pool.withTransaction { tx in
+      try log.append([NewEvent(Self.received(), correlationID: alarm)], in: tx)
+    }
+    let event = try #require(try await log.story(of: alarm, pool: db.pool).first)
+    #expect(throws: EventDataError.otherType(recorded: "alarm.received", asked: .photoSkipped)) {
+      try event.decode(PhotoSkipped.self)
+    }
   }
 
   @Test func appendingNothingWritesNothing() async throws {
@@ -61,7 +109,7 @@ import Testing
     let alarm = UUID()
     await #expect(throws: Abort.self) {
       try await db.pool.withTransaction { tx in
-        try log.append([NewEvent(.alarmReceived, correlationID: alarm)], in: tx)
+        try log.append([NewEvent(Self.received(), correlationID: alarm)], in: tx)
         throw Abort()
       }
     }
@@ -92,7 +140,7 @@ import Testing
         try await connection.query(
           "INSERT INTO events (type, correlation_id) VALUES ('alarm.received', \(early))")
         try await db.pool.withTransaction { tx in
-          try log.append([NewEvent(.alarmReceived, correlationID: late)], in: tx)
+          try log.append([NewEvent(Self.received(), correlationID: late)], in: tx)
         }
         // The second transaction is committed and visible...
         #expect(try await log.story(of: late, pool: db.pool).count == 1)
@@ -143,7 +191,7 @@ import Testing
     for size in [3, 1, 3] {
       let ids = (0..<size).map { _ in UUID() }
       try await db.pool.withTransaction { tx in
-        try log.append(ids.map { NewEvent(.alarmReceived, correlationID: $0) }, in: tx)
+        try log.append(ids.map { NewEvent(Self.received(), correlationID: $0) }, in: tx)
       }
       appended += ids
     }

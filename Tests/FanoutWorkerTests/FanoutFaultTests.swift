@@ -73,13 +73,13 @@ extension FanoutProcessTests {
       }
 
       let refusal = try await rejection(of: faulty[Self.refused]!, db)
-      #expect(refusal["reason"] as? String == "refused_by_database")
-      #expect(refusal["error_class"] as? String == "22")
-      #expect(refusal["sqlstate"] as? String == "22023")
+      #expect(refusal.reason == "refused_by_database")
+      #expect(refusal.errorClass == "22")
+      #expect(refusal.sqlState == "22023")
       let undecidable = try await rejection(of: faulty[Self.cursed]!, db)
-      #expect(undecidable["reason"] as? String == "undecidable")
-      #expect(undecidable["error_class"] as? String == "P0")
-      #expect((undecidable["attempts"] as? Int ?? 0) >= 4)
+      #expect(undecidable.reason == "undecidable")
+      #expect(undecidable.errorClass == "P0")
+      #expect((undecidable.attempts ?? 0) >= 4)
 
       // The outage only delays: no rejection however long it lasts, and the replica holding
       // the alarm reports itself stalled once nothing moved for the stall limit.
@@ -117,14 +117,14 @@ extension FanoutProcessTests {
         ]).utf8)
     }
 
-    private func rejection(of id: UUID, _ db: TestDatabase) async throws -> [String: Any] {
-      var data: [String: Any] = [:]
+    private func rejection(of id: UUID, _ db: TestDatabase) async throws -> AlarmRejected {
+      var rejected: AlarmRejected?
       try await eventually(timeout: .seconds(15), "alarm.rejected for \(id)") {
         let story = try await EventLog().story(of: id, pool: db.pool)
-        data = story.first { $0.type == "alarm.rejected" }?.data ?? [:]
-        return !data.isEmpty
+        rejected = try story.first { $0.type == "alarm.rejected" }?.decode(AlarmRejected.self)
+        return rejected != nil
       }
-      return data
+      return try #require(rejected)
     }
 
     /// The status `/healthz` of a worker answers (its monitoring port from its log).

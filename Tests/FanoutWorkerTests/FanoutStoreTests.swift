@@ -239,7 +239,7 @@ import Testing
     #expect(outcome.kind == .rejected)
     let story = try await EventLog().story(of: id, pool: fixture.db.pool)
     #expect(story.map(\.type) == ["alarm.rejected"])
-    #expect(story.first?.data["reason"] as? String == "unknown_kind")
+    #expect(try story.first?.decode(AlarmRejected.self).reason == "unknown_kind")
   }
 
   /// Two "replicas" deciding one mower's alarms at the same moment: the row lock makes the

@@ -70,4 +70,51 @@ import Testing
         $0.hasPrefix("ingress_messages") && $0.split(separator: " ").dropFirst().first == "0"
       })
   }
+
+  /// `mowdeck trace` prints every field of every event as `key=value`, its summary from the
+  /// typed data, and with `--json` each event as one object with its data as stored.
+  @Test func traceTellsAnAlarmsStory() async throws {
+    let db = try await TestDatabase.make()
+    let (alarm, image) = (UUID(), UUID())
+    let imageText = image.uuidString.lowercased()
+    try await db.pool.withTransaction { tx in
+      try EventLog().append(
+        [
+          NewEvent(
+            AlarmReceived(
+              mowerID: "m-1", kind: "mower_lifted", alarmClass: "theft", occurredAt: Date(),
+              decidedOn: Date(), mowerName: "Robbie", reason: nil, streamSequence: 7),
+            correlationID: alarm),
+          NewEvent(ImageReserved(imageID: image, mowerID: "m-1"), correlationID: alarm),
+          NewEvent(
+            PhotoFailed(
+              imageID: image, reason: "asleep", detail: nil, afterMilliseconds: 250, attempt: 1),
+            correlationID: alarm),
+        ], in: tx)
+    }
+    let plain = try await mowdeck(["trace", alarm.uuidString], database: db)
+    #expect(plain.status == 0, "\(plain.output)")
+    let lines = plain.output.split(separator: "\n")
+    #expect(
+      lines.contains {
+        $0.contains("alarm.received") && $0.contains(" mower_name=Robbie occurred_at=")
+          && $0.hasSuffix(" reason=null stream_seq=7")
+      })
+    #expect(
+      lines.contains {
+        $0.hasSuffix("image.reserved            image_id=\(imageText) mower_id=m-1")
+      })
+    #expect(
+      lines.contains {
+        $0.hasSuffix("after_ms=250 attempt=1 detail=null image_id=\(imageText) reason=asleep")
+      })
+    let summary = try await mowdeck(["trace", alarm.uuidString, "--summary"], database: db)
+    #expect(summary.output.contains("  not pushed yet, photo failed (asleep) at +"))
+    let json = try await mowdeck(["trace", alarm.uuidString, "--json"], database: db)
+    #expect(
+      json.output.contains(
+        #"{"data":{"after_ms":250,"attempt":1,"detail":null,"image_id":"\#(imageText)","reason":"asleep"},"position":"#
+      ))
+    #expect(json.output.contains(#""type":"photo.failed"}"#))
+  }
 }

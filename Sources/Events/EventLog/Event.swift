@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Infrastructure
 
-/// A fact to append. `data` holds what an operator needs to answer "what happened and
+/// A fact to append. Its data holds what an operator needs to answer "what happened and
 /// why", and never a secret, a signature or a whole device token.
 public struct NewEvent: Sendable {
   public let type: EventType
@@ -9,14 +9,12 @@ public struct NewEvent: Sendable {
   public let causationID: UUID?
   public let dataJSON: String
 
-  public init(
-    _ type: EventType, correlationID: UUID, causationID: UUID? = nil,
-    data: [String: any Sendable] = [:]
-  ) {
-    self.type = type
+  /// The event whose `data` is `data`, of the type that data belongs to.
+  public init<Fields: EventData>(_ data: Fields, correlationID: UUID, causationID: UUID? = nil) {
+    type = Fields.type
     self.correlationID = correlationID
     self.causationID = causationID
-    self.dataJSON = JSON.encode(data)
+    dataJSON = String(decoding: WireCoding.encode(data), as: UTF8.self)
   }
 }
 
@@ -27,6 +25,7 @@ public struct RecordedEvent: Sendable {
   public let type: String
   public let correlationID: UUID
   public let causationID: UUID?
+  /// The `data` column as PostgreSQL prints `jsonb`.
   public let dataJSON: String
 
   init(row: Row) throws(DatabaseError) {
@@ -38,6 +37,17 @@ public struct RecordedEvent: Sendable {
     dataJSON = try row.string("data")
   }
 
-  /// The data as a dictionary, for tools that print or compare it.
-  public var data: [String: Any] { JSON.object(from: Array(dataJSON.utf8)) ?? [:] }
+  /// The data as the type of this event's data: `event.decode(PhotoFailed.self).reason`.
+  /// Throws when the event is of another type, so that a reader never takes one event's
+  /// fields for another's.
+  public func decode<Fields: EventData>(_: Fields.Type) throws(EventDataError) -> Fields {
+    guard type == Fields.type.rawValue else {
+      throw .otherType(recorded: type, asked: Fields.type)
+    }
+    do {
+      return try WireCoding.decode(Fields.self, from: Array(dataJSON.utf8))
+    } catch {
+      throw .unreadable(error)
+    }
+  }
 }

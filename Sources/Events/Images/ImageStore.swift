@@ -71,14 +71,19 @@ public struct ImageStore: Sendable {
       let why = try row.string("why")
       let bytes = try row.int("byte_size")
       removal.bytesFreed += bytes
-      if why == "expired" { removal.expired += 1 } else { removal.pruned += 1 }
-      events.append(
-        NewEvent(
-          why == "expired" ? .imageExpired : .imagePruned, correlationID: try row.uuid("event_id"),
-          data: [
-            "image_id": try row.uuid("image_id"), "state": try row.string("state"),
-            "bytes": bytes, "reason": why == "expired" ? "retention" : "keep_limit",
-          ]))
+      let imageID = try row.uuid("image_id")
+      let state = try row.string("state")
+      let alarm = try row.uuid("event_id")
+      if why == "expired" {
+        removal.expired += 1
+        events.append(
+          NewEvent(ImageExpired(imageID: imageID, state: state, bytes: bytes), correlationID: alarm)
+        )
+      } else {
+        removal.pruned += 1
+        events.append(
+          NewEvent(ImagePruned(imageID: imageID, state: state, bytes: bytes), correlationID: alarm))
+      }
     }
     try eventLog.append(events, in: tx)
     return removal

@@ -1,7 +1,8 @@
 import FoundationEssentials
 
-/// One way to turn event data and log fields into JSON text: sorted keys, so that the
-/// same fact always reads the same, and values reduced to what JSON can hold.
+/// One way to turn log fields and other untyped objects into JSON text: sorted keys, so that
+/// the same fact always reads the same, and values reduced to what JSON can hold. Event data
+/// and the messages between the workers are typed and go through `WireCoding` instead.
 public enum JSON {
   /// JSON's `null`, as the parser returns it and as a value to encode.
   public static let null = Null()
@@ -10,9 +11,9 @@ public enum JSON {
   public struct Null: Sendable, Hashable {}
 
   ///
-  /// Hand-written rather than `JSONSerialization` because every event and log line goes
-  /// through it, and Foundation's writer (bridging, dynamic casts) was a third of the
-  /// fan-out's CPU time.
+  /// Hand-written rather than `JSONSerialization` because every log line goes through it
+  /// (and every event's data did once), and Foundation's writer (bridging, dynamic
+  /// casts) was a third of the fan-out's CPU time.
   public static func encode(_ object: [String: Any]) -> String {
     var out = ""
     out.reserveCapacity(128)

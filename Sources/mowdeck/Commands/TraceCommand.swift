@@ -18,11 +18,7 @@ struct TraceCommand: Command {
     }
     if arguments.flag("json") {
       for event in story {
-        say(
-          JSON.encode([
-            "position": Int(event.position), "recorded_at": Timestamp.format(event.recordedAt),
-            "type": event.type, "data": event.data,
-          ]))
+        say(String(decoding: WireCoding.encode(TraceEntry(event)), as: UTF8.self))
       }
       return
     }
@@ -52,10 +48,10 @@ extension TraceLine {
     if let captured = at("photo.captured") {
       parts.append("photo captured at \(captured)")
     } else if let failed = story.first(where: { $0.type == "photo.failed" }) {
-      parts.append(
-        "photo failed (\(failed.data["reason"] as? String ?? "?")) at \(at("photo.failed")!)")
+      let reason = (try? failed.decode(PhotoFailed.self))?.reason ?? "?"
+      parts.append("photo failed (\(reason)) at \(at("photo.failed")!)")
     } else if let skipped = story.first(where: { $0.type == "photo.skipped" }) {
-      parts.append("no photo (\(skipped.data["reason"] as? String ?? "?"))")
+      parts.append("no photo (\((try? skipped.decode(PhotoSkipped.self))?.reason ?? "?"))")
     } else if story.contains(where: { $0.type == "image.reserved" }) {
       parts.append("photo pending")
     }
@@ -71,10 +67,31 @@ enum TraceLine {
     let time =
       elapsed < 1
       ? String(format: "+%.1f ms", elapsed * 1000) : String(format: "+%.2f s", elapsed)
-    let details = event.data.sorted { $0.key < $1.key }.map { key, value in
-      "\(key)=\((value as? String) ?? JSON.encodeValue(value))"
+    let details = TraceValue.fields(of: event.dataJSON).sorted { $0.key < $1.key }.map {
+      key, value in "\(key)=\(value.text)"
     }.joined(separator: " ")
     return time.padding(toLength: 12, withPad: " ", startingAt: 0)
       + event.type.padding(toLength: 26, withPad: " ", startingAt: 0) + details
+  }
+}
+
+/// One line of `mowdeck trace --json`: the event with its `data` as it was written.
+struct TraceEntry: Encodable {
+  let position: Int64
+  let recordedAt: Date
+  let type: String
+  let data: [String: TraceValue]
+
+  init(_ event: RecordedEvent) {
+    position = event.position
+    recordedAt = event.recordedAt
+    type = event.type
+    data = TraceValue.fields(of: event.dataJSON)
+  }
+
+  enum CodingKeys: String, CodingKey {
+    case position
+    case recordedAt = "recorded_at"
+    case type, data
   }
 }

@@ -1,0 +1,85 @@
+import FoundationEssentials
+
+// The facts about one push to one device: queued by the fan-out, and the APNsWorker's
+// attempts (docs/interfaces.md#event-types).
+
+/// `delivery.queued`: one per active device of a recipient.
+public struct DeliveryQueued: EventData {
+  public static let type = EventType.deliveryQueued
+
+  @LowercaseUUID public var deliveryID: UUID
+  @LowercaseUUID public var notificationID: UUID
+  @LowercaseUUID public var deviceID: UUID
+  /// `production` or `sandbox`.
+  public let environment: String
+  /// The token's first 8 characters: never the whole token.
+  public let tokenPrefix: String
+
+  public init(
+    deliveryID: UUID, notificationID: UUID, deviceID: UUID, environment: String,
+    tokenPrefix: String
+  ) {
+    self.deliveryID = deliveryID
+    self.notificationID = notificationID
+    self.deviceID = deviceID
+    self.environment = environment
+    self.tokenPrefix = tokenPrefix
+  }
+
+  enum CodingKeys: String, CodingKey {
+    case deliveryID = "delivery_id"
+    case notificationID = "notification_id"
+    case deviceID = "device_id"
+    case environment
+    case tokenPrefix = "token_prefix"
+  }
+}
+
+/// Which push an attempt was: the six fields `delivery.sent`, `delivery.retry_scheduled` and
+/// `delivery.failed` all begin with. The events hold them flat, as they always did.
+public struct DeliveryAttempt: Sendable, Equatable {
+  public let deliveryID: UUID
+  public let notificationID: UUID
+  public let deviceID: UUID
+  public let tokenPrefix: String
+  public let environment: String
+  /// 1 for the first attempt.
+  public let attempt: Int
+
+  public init(
+    deliveryID: UUID, notificationID: UUID, deviceID: UUID, tokenPrefix: String,
+    environment: String, attempt: Int
+  ) {
+    self.deliveryID = deliveryID
+    self.notificationID = notificationID
+    self.deviceID = deviceID
+    self.tokenPrefix = tokenPrefix
+    self.environment = environment
+    self.attempt = attempt
+  }
+}
+
+/// `device.deactivated`: APNs said the device's token is no longer valid.
+public struct DeviceDeactivated: EventData {
+  public static let type = EventType.deviceDeactivated
+
+  @LowercaseUUID public var deviceID: UUID
+  public let tokenPrefix: String
+  public let reason: String
+  /// When APNs says the token stopped being valid (milliseconds since 1970), if it said.
+  @Nullable public var apnsTimestamp: Int64?
+
+  public init(deviceID: UUID, tokenPrefix: String, reason: String, apnsTimestamp: Int64?) {
+    self.deviceID = deviceID
+    self.tokenPrefix = tokenPrefix
+    self.reason = reason
+    self.apnsTimestamp = apnsTimestamp
+  }
+
+  enum CodingKeys: String, CodingKey {
+    case deviceID = "device_id"
+    case tokenPrefix = "token_prefix"
+    case reason
+    case apnsTimestamp = "apns_timestamp"
+  }
+}
