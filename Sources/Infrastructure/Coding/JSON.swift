@@ -10,7 +10,6 @@ public enum JSON {
   /// The type of `JSON.null` (Foundation's `NSNull` is not available to the workers).
   public struct Null: Sendable, Hashable {}
 
-  ///
   /// Hand-written rather than `JSONSerialization` because every log line goes through it
   /// (and every event's data did once), and Foundation's writer (bridging, dynamic
   /// casts) was a third of the fan-out's CPU time.
@@ -18,13 +17,6 @@ public enum JSON {
     var out = ""
     out.reserveCapacity(128)
     write(object, to: &out)
-    return out
-  }
-
-  /// One value as JSON text (`true`, `12`, `"text"`), for tools that print stored data.
-  public static func encodeValue(_ value: Any?) -> String {
-    var out = ""
-    write(value, to: &out)
     return out
   }
 
