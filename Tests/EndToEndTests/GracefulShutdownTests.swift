@@ -92,9 +92,20 @@ extension EndToEndTests {
       let stopped = try await Self.stop(worker)
       #expect(stopped.status == 0)
       #expect(stopped.seconds < Double(Self.grace))
+      // On failure, what became of each request and the worker's last words (seen once in
+      // a full parallel run, never alone).
+      let outcomes = try await db.pool.query(
+        """
+        SELECT r.state || coalesce(':' || i.failure_reason, '') AS outcome FROM photo_reservations r
+        LEFT JOIN notification_images i ON i.image_id = r.image_id ORDER BY 1
+        """
+      ).map { try $0.string("outcome") }
+      let evidence = Comment(
+        rawValue: "\(outcomes); log: \(worker.log.suffix(3000))")
       #expect(
         try await db.count(
-          "SELECT count(*) AS n FROM photo_reservations WHERE state = 'captured'") == images.count)
+          "SELECT count(*) AS n FROM photo_reservations WHERE state = 'captured'") == images.count,
+        evidence)
       #expect(
         try await db.count("SELECT count(*) AS n FROM events WHERE type = 'photo.captured'")
           == images.count)
