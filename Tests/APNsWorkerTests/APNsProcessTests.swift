@@ -232,20 +232,21 @@ import Testing
   @Test func aWorkerKilledMidBatchLosesNothingAndRepeatsOnlyWithTheSameCollapseID() async throws {
     let tokens = (1...20).map(Self.token)
     var slow: [String: String] = [:]
-    for token in tokens { slow[token] = "slow:1500x1" }
+    for token in tokens { slow[token] = "slow:4000x1" }
     let stack = try await Stack(behaviours: slow)
     defer { stack.stopAll() }
     try await stack.fleet(tokens: tokens)
     let first = try stack.start("APNsWorker")
     _ = try await stack.alarm()
-    // The first answer to each token takes 1.5 s: kill while they are all in flight, that
-    // is once the first worker holds every lease (it sends at once) and a moment after.
+    // The first answer to each token takes 4 s: kill while they are all in flight, that is
+    // once the first worker holds every lease and has had 1.5 s to send (its first TLS and
+    // HTTP/2 set-up can take most of a second on a loaded machine).
     try await eventually(timeout: .seconds(20), "every delivery in the first worker's hand") {
       try await stack.db.count(
         "SELECT count(*) AS n FROM deliveries WHERE state = 'queued' AND lease_token IS NOT NULL")
         == 20
     }
-    try await Task.sleep(for: .milliseconds(300))
+    try await Task.sleep(for: .milliseconds(1500))
     first.kill()
     _ = try stack.start("APNsWorker")
     try await eventually(timeout: .seconds(40), "every delivery to be sent") {
