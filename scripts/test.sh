@@ -22,6 +22,9 @@ swift build --build-tests
 # The end-to-end tests fetch every photo with the phone's logic (scripts/phone-fetch.sh).
 swift build -c release --package-path apps/mobile/ios/NotificationServiceKit --product push-image-fetch
 export MOWDECK_BIN_DIR=$(swift build --show-bin-path)
+# At most this many tests at once (ADR 0028): unbounded, a hundred tests that each start
+# servers' worth of processes share two cores, and tests that wait for a state flake.
+export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=${MOWDECK_TEST_PARALLELISM:-4}
 swift test --skip-build "$@"
 
 if [ $# -eq 0 ]; then
