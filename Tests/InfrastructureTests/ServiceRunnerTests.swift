@@ -44,7 +44,8 @@ import Testing
   /// Ignores the request: only the grace period's cancellation ends it.
   struct IgnoresTheRequest: Service {
     func run() async throws {
-      try await Task.sleep(for: .seconds(10))
+      // Long enough that only the cancellation ends it, even on a starved thread pool.
+      try await Task.sleep(for: .seconds(120))
       throw TimedOut(what: "the service to be cancelled")
     }
   }
@@ -82,28 +83,33 @@ import Testing
       ) { _ in Issue.record("no second signal was sent") }
     }
     send.yield(SIGTERM)
+    // 0, not the service's own error: it was cancelled, not left to run out.
     #expect(await runner.value == 0)
-    let elapsed = ContinuousClock.now - started
-    #expect(elapsed >= .milliseconds(300) && elapsed < .seconds(5))
+    #expect(ContinuousClock.now - started >= .milliseconds(300))
   }
 
   @Test func aSecondSignalStopsAtOnce() async throws {
-    /// Outlasts the test's wait for the second signal, then ends by itself.
-    struct BusyAWhile: Service {
-      func run() async throws { try await Task.sleep(for: .seconds(1)) }
+    /// Busy until the test lets it go: it must not end by itself before the second signal
+    /// is handled, however slowly a loaded machine runs the watcher.
+    struct BusyUntilReleased: Service {
+      let release: AsyncStream<Void>
+      func run() async throws { for await _ in release { return } }
     }
     let (signals, send) = AsyncStream.makeStream(of: Int32.self)
+    let (release, letGo) = AsyncStream.makeStream(of: Void.self)
     let second = Mutex<Int32?>(nil)
     let runner = Task {
       await ServiceRunner.run(
-        BusyAWhile(), logger: TestServers.logger, grace: .seconds(30), signals: signals
+        BusyUntilReleased(release: release), logger: TestServers.logger, grace: .seconds(30),
+        signals: signals
       ) { number in second.withLock { $0 = number } }
     }
     send.yield(SIGTERM)
     send.yield(SIGINT)
-    try await eventually(timeout: .seconds(5), "the second signal's exit") {
+    try await eventually(timeout: .seconds(30), "the second signal's exit") {
       second.withLock { $0 } == SIGINT
     }
+    letGo.yield()
     #expect(await runner.value == 0)
   }
 }
