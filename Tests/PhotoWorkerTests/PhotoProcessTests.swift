@@ -97,11 +97,14 @@ import Testing
     #expect(late == 0)
     // The second worker took them over while still useful, so the photos were captured.
     #expect(Set(try await stack.outcomes().values) == ["captured"])
+    // Each was asked again after the kill (a loaded machine may let a lease lapse once more,
+    // so an attempt 3 is allowed).
     #expect(
       try await stack.db.count(
-        "SELECT count(*) AS n FROM events WHERE type = 'photo.requested' AND data->>'attempt' = '2'"
-      )
-        == 40)
+        """
+        SELECT count(DISTINCT data->>'image_id') AS n FROM events
+        WHERE type = 'photo.requested' AND (data->>'attempt')::int >= 2
+        """) == 40)
   }
 
   /// At most the 200 newest photos at any moment (docs/interfaces.md#tables). Failure markers
