@@ -69,8 +69,12 @@ struct Answer: Sendable, Equatable {
   /// `{"reason":"..."}`, plus `"timestamp"` for 410; empty for 200.
   var body: [UInt8] {
     guard let reason else { return [] }
-    var object: [String: Any] = ["reason": reason]
-    if let timestamp { object["timestamp"] = timestamp }
-    return Array(JSON.encode(object).utf8)
+    return WireCoding.encode(ErrorBody(reason: reason, timestamp: timestamp))
+  }
+
+  /// APNs's error body; `timestamp` is left out when nil, as APNs does.
+  private struct ErrorBody: Encodable {
+    let reason: String
+    let timestamp: Int64?
   }
 }
