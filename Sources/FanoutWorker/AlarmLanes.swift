@@ -22,6 +22,9 @@ final class AlarmLanes: Sendable {
   /// Alarms held, queued or being decided.
   var held: Int { state.withLock { $0.held } }
 
+  /// Mowers with alarms held: how many decisions could run at once.
+  var busyLanes: Int { state.withLock { $0.lanes.count } }
+
   /// Adds a delivered alarm to its mower's lane. True when the lane was idle, so the caller
   /// starts a task for it. A redelivery of an alarm still in hand (its ack wait ran out
   /// while it was retried) is dropped: the alarm in hand is acknowledged for both.

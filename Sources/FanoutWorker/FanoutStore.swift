@@ -174,12 +174,19 @@ struct FanoutStore: Sendable {
 
   /// Gives deliveries whose handoff no APNs worker took back to the claim path, at once
   /// rather than when their lease lapses; their first attempt is undone, none was made.
+  ///
+  /// The lease token alone says the delivery is still this handoff's and queued: the one
+  /// statement that ends a delivery (`DeliveryStore.finish`) clears it. Asking for
+  /// `state = 'queued'` as well let the planner, before autovacuum had analysed a young
+  /// `deliveries`, answer each release by reading the whole `deliveries_due` index; with no
+  /// APNs worker answering, queued deliveries pile up and the fan-out slowed down as the
+  /// outage went on (docs/benchmarks.md, "the fan-out's release").
   func release(_ handoff: DeliveryHandoff) async throws {
     try await pool.query(
       """
       UPDATE deliveries SET lease_token = NULL, lease_expires_at = NULL, attempts = attempts - 1
       WHERE delivery_id = ANY(\(PostgresArray(handoff.deliveries.map(\.deliveryID)))::uuid[])
-        AND lease_token = \(handoff.leaseToken) AND state = 'queued'
+        AND lease_token = \(handoff.leaseToken)
       """)
   }
 

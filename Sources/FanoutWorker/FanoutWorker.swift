@@ -28,7 +28,9 @@ enum FanoutWorker {
         store: store, nats: nats, subjects: subjects, logger: logger, metrics: metrics,
         clock: clock),
       nats: nats, subjects: subjects, clock: clock, logger: logger,
-      metrics: metrics, progress: progress, maxHeld: 512, batchSize: 64,
+      metrics: metrics, progress: progress, maxHeld: 512,
+      busyLanesWanted: 4 * configuration.databasePoolSize,
+      batchSize: 64,
       ackWaitSeconds: configuration.fanoutAckWaitSeconds,
       maxAttempts: configuration.fanoutMaxAttempts)
     return MonitoredService(service, endpoint: endpoint)

@@ -38,7 +38,11 @@ struct FanoutBenchmark {
       defer { for item in workers { item.stop() } }
       let publisher = try await AlarmPublisher(nats: nats, subjects: subjects, pool: db.pool)
       _ = try await load.drive(publisher, subjects, count: 200, rate: 400)  // warm-up
+      // Statistics as autovacuum keeps them past a deployment's first minute, before each
+      // phase: the figures must not depend on whether it has run yet (docs/benchmarks.md).
+      try await db.pool.query("ANALYZE")
       let fixed = try await load.drive(publisher, subjects, count: rate * seconds, rate: rate)
+      try await db.pool.query("ANALYZE")
       let cpuBefore = workers.compactMap { cpuSeconds(pid: $0.pid) }.reduce(0, +)
       let start = ContinuousClock.now
       let burst = try await load.drive(publisher, subjects, count: throughputAlarms, rate: nil)

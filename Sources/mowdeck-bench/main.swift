@@ -9,7 +9,7 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 guard let which = arguments.first else {
   FileHandle.standardError.write(
     Data(
-      "usage: mowdeck-bench fanout [--rate N] [--seconds N] [--alarms N]\n       mowdeck-bench photo [--photos N] [--in-flight N] [--flood N]\n       mowdeck-bench prune [--events N] [--alarms N] [--rate N]\n       mowdeck-bench apns [--pushes N] [--rate N] [--seconds N] [--camera-ms N]\n       mowdeck-bench floors [--count N]\n       mowdeck-bench pipeline [--rate N] [--seconds N] [--camera-ms N] [--timeouts-percent N] [--phones-per-second N] [--out DIR]\n       mowdeck-bench matrix [--seconds N] [--out DIR]\n       mowdeck-bench soak [--minutes N] [--rate N] [--out DIR]\n"
+      "usage: mowdeck-bench fanout [--rate N] [--seconds N] [--alarms N] [--replicas N]\n       mowdeck-bench photo [--photos N] [--in-flight N] [--flood N]\n       mowdeck-bench prune [--events N] [--alarms N] [--rate N]\n       mowdeck-bench apns [--pushes N] [--rate N] [--seconds N] [--camera-ms N]\n       mowdeck-bench floors [--count N]\n       mowdeck-bench pipeline [--rate N] [--seconds N] [--camera-ms N] [--timeouts-percent N] [--phones-per-second N] [--out DIR]\n       mowdeck-bench matrix [--seconds N] [--out DIR]\n       mowdeck-bench soak [--minutes N] [--rate N] [--out DIR]\n"
         .utf8))
   exit(2)
 }
@@ -65,7 +65,8 @@ do {
     let benchmark = FanoutBenchmark(
       db: try await TestDatabase.make(), nats: nats, rate: option("rate", 200),
       seconds: option("seconds", 10),
-      throughputAlarms: option("alarms", 5000), replicaCounts: [1, 2])
+      throughputAlarms: option("alarms", 5000),
+      replicaCounts: option("replicas", 0) > 0 ? [option("replicas", 0)] : [1, 2])
     print("fanout: publish -> committed decision, 3 recipients per alarm, 1,000 mowers")
     print(try await benchmark.run())
   case "photo":
