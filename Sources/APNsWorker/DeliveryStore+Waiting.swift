@@ -10,7 +10,7 @@ extension DeliveryStore {
       SELECT count(*) FILTER (WHERE lease_expires_at IS NULL OR lease_expires_at < now())
                AS claimable,
              coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS oldest
-      FROM deliveries WHERE state = 'queued' AND next_attempt_at <= now()
+      FROM deliveries WHERE state = 'queued' AND platform = 'apns' AND next_attempt_at <= now()
       """)[0]
     return (try row.int("claimable"), try row.optionalDouble("oldest") ?? 0)
   }

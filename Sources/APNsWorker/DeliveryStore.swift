@@ -18,7 +18,7 @@ struct DeliveryStore: Sendable {
       """
       WITH due AS (
         SELECT delivery_id FROM deliveries
-        WHERE state = 'queued' AND next_attempt_at <= now()
+        WHERE state = 'queued' AND platform = 'apns' AND next_attempt_at <= now()
           AND (lease_expires_at IS NULL OR lease_expires_at < now())
         ORDER BY next_attempt_at
         LIMIT \(limit)

@@ -24,8 +24,15 @@ struct FanoutPlan: Sendable {
   let lease: Lease
   let imageID: UUID?
   let notifications: [NotificationRow]
-  /// The rows of `deliveries`, as the handoff carries them.
-  let deliveries: [DeliveryHandoff.Delivery]
+  /// One push to one device of a recipient.
+  struct DeliveryRow: Sendable {
+    let deliveryID: UUID
+    let notificationID: UUID
+    let device: Recipient.Device
+  }
+
+  /// The rows of `deliveries`, every platform's.
+  let deliveries: [DeliveryRow]
 
   init(
     alarm: IngressAlarm, decisionTime: Date, decision: Decision, recipients: [Recipient],
@@ -45,17 +52,15 @@ struct FanoutPlan: Sendable {
     }
     imageID = photo == .reserved ? UUID() : nil
     var notifications: [NotificationRow] = []
-    var deliveries: [DeliveryHandoff.Delivery] = []
+    var deliveries: [DeliveryRow] = []
     for recipient in recipients {
       // A random id per user: the only identifier that ever appears in a push URL.
       let notification = NotificationRow(notificationID: UUID(), userID: recipient.userID)
       notifications.append(notification)
       for device in recipient.devices {
         deliveries.append(
-          DeliveryHandoff.Delivery(
-            deliveryID: UUID(), notificationID: notification.notificationID,
-            deviceID: device.deviceID, token: device.token, environment: device.environment,
-            deviceRegisteredAt: device.registeredAt))
+          DeliveryRow(
+            deliveryID: UUID(), notificationID: notification.notificationID, device: device))
       }
     }
     self.notifications = notifications
@@ -106,8 +111,9 @@ struct FanoutPlan: Sendable {
           NewEvent(
             DeliveryQueued(
               deliveryID: delivery.deliveryID, notificationID: delivery.notificationID,
-              deviceID: delivery.deviceID, environment: delivery.environment,
-              tokenPrefix: delivery.tokenPrefix),
+              deviceID: delivery.device.deviceID, platform: delivery.device.platform,
+              environment: delivery.device.environment,
+              tokenPrefix: Directory.tokenPrefix(delivery.device.token)),
             correlationID: id))
       }
       switch photo {
@@ -127,13 +133,23 @@ struct FanoutPlan: Sendable {
     return events
   }
 
-  /// What the APNs worker is offered after the commit; nil when nothing is pushed.
+  /// What the APNs worker is offered after the commit: the APNs deliveries; nil when there
+  /// are none.
   var handoff: DeliveryHandoff? {
-    guard !deliveries.isEmpty else { return nil }
+    let apns = deliveries.compactMap { row -> DeliveryHandoff.Delivery? in
+      guard row.device.platform == .apns, let environment = row.device.environment else {
+        return nil
+      }
+      return DeliveryHandoff.Delivery(
+        deliveryID: row.deliveryID, notificationID: row.notificationID,
+        deviceID: row.device.deviceID, token: row.device.token, environment: environment,
+        deviceRegisteredAt: row.device.registeredAt)
+    }
+    guard !apns.isEmpty else { return nil }
     return DeliveryHandoff(
       leaseToken: lease.token, eventID: alarm.eventID, createdAt: lease.createdAt,
       kind: alarm.kind, mowerName: alarm.mowerName, reason: alarm.reason, imageID: imageID,
-      deliveries: deliveries)
+      deliveries: apns)
   }
 
   var outcome: FanoutOutcome {

@@ -88,7 +88,8 @@ struct FanoutStore: Sendable {
           (SELECT coalesce(json_agg(json_build_object(
               'user_id', g.user_id,
               'devices', (SELECT coalesce(json_agg(json_build_object(
-                  'device_id', d.device_id, 'environment', d.environment, 'token', d.token,
+                  'device_id', d.device_id, 'platform', d.platform,
+                  'environment', d.environment, 'token', d.token,
                   'registered_at', extract(epoch FROM d.registered_at))
                   ORDER BY d.registered_at, d.device_id), '[]')
                 FROM devices d WHERE d.user_id = g.user_id AND d.active))
@@ -156,14 +157,19 @@ struct FanoutStore: Sendable {
         FROM unnest(\(PostgresArray(plan.notifications.map(\.notificationID)))::uuid[],
                     \(PostgresArray(plan.notifications.map(\.userID)))::text[]) AS x(n, u)
       ), delivery AS (
-        -- Leased already: the handoff sends them without a claim (ADR 0016).
-        INSERT INTO deliveries (delivery_id, notification_id, device_id, attempts, lease_token,
-                                lease_expires_at)
-        SELECT d, n, v, 1, \(plan.lease.token),
-               now() + make_interval(secs => \(DeliveryHandoff.leaseSeconds))
+        -- APNs deliveries are leased already: the handoff sends them without a claim (ADR
+        -- 0016). The other platforms' wait for their workers' claims.
+        INSERT INTO deliveries (delivery_id, notification_id, device_id, platform, attempts,
+                                lease_token, lease_expires_at)
+        SELECT d, n, v, p, CASE WHEN p = 'apns' THEN 1 ELSE 0 END,
+               CASE WHEN p = 'apns' THEN \(plan.lease.token)::bigint END,
+               CASE WHEN p = 'apns'
+                 THEN now() + make_interval(secs => \(DeliveryHandoff.leaseSeconds)) END
         FROM unnest(\(PostgresArray(plan.deliveries.map(\.deliveryID)))::uuid[],
                     \(PostgresArray(plan.deliveries.map(\.notificationID)))::uuid[],
-                    \(PostgresArray(plan.deliveries.map(\.deviceID)))::uuid[]) AS x(d, n, v)
+                    \(PostgresArray(plan.deliveries.map(\.device.deviceID)))::uuid[],
+                    \(PostgresArray(plan.deliveries.map(\.device.platform.rawValue)))::text[])
+          AS x(d, n, v, p)
       ), ingress AS (
         INSERT INTO ingress_messages (stream_seq, correlation_id, outcome)
         VALUES (\(Int64(plan.streamSequence)), \(alarm.eventID), 'decided')

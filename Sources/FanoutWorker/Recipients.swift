@@ -6,8 +6,11 @@ import Infrastructure
 struct Recipient: Sendable, Equatable {
   struct Device: Sendable, Equatable {
     let deviceID: UUID
-    let environment: String
-    /// The whole APNs token: it travels only in the handoff to the APNs worker.
+    let platform: DevicePlatform
+    /// `production` or `sandbox` for an APNs device; nil for the other platforms.
+    let environment: String?
+    /// The device's address on its platform (the whole APNs token travels only in the
+    /// handoff to the APNs worker).
     let token: String
     /// When the token was registered: APNs's 410 deactivates only an older registration.
     let registeredAt: Date
@@ -25,7 +28,8 @@ struct Recipient: Sendable, Equatable {
         userID: row.userID,
         devices: row.devices.map {
           Device(
-            deviceID: $0.deviceID, environment: $0.environment, token: $0.token,
+            deviceID: $0.deviceID, platform: $0.platform, environment: $0.environment,
+            token: $0.token,
             registeredAt: Date(timeIntervalSince1970: $0.registeredAt))
         })
     }
@@ -38,7 +42,8 @@ struct Recipient: Sendable, Equatable {
 struct RecipientRow: Decodable, Equatable, Sendable {
   struct DeviceRow: Decodable, Equatable, Sendable {
     let deviceID: UUID
-    let environment: String
+    let platform: DevicePlatform
+    let environment: String?
     let token: String
     /// `extract(epoch FROM registered_at)`: seconds since 1970, to the microsecond, as a
     /// JSON number (not PostgreSQL's JSON text of a `timestamptz`).
@@ -46,7 +51,7 @@ struct RecipientRow: Decodable, Equatable, Sendable {
 
     enum CodingKeys: String, CodingKey {
       case deviceID = "device_id"
-      case environment, token
+      case platform, environment, token
       case registeredAt = "registered_at"
     }
   }

@@ -2,18 +2,28 @@ import Events
 import FoundationEssentials
 import Infrastructure
 
-/// `POST` and `DELETE /api/v1/notifications/apns-devices` with a JSON body
-/// `{"token": "<64 hex>", "environment": "sandbox" | "production"}`: the signed-in user
-/// registers or removes one of their phones (Directory does the writing).
+/// The signed-in user's devices (Directory does the writing, docs/interfaces.md#devices):
+/// - `POST /api/v1/notifications/devices` registers a device of any platform, and
+///   `DELETE /api/v1/notifications/devices/<device_id>` removes one of the user's own;
+/// - `POST` and `DELETE /api/v1/notifications/apns-devices` with a JSON body
+///   `{"token": "<64 hex>", "environment": "sandbox" | "production"}`, the first route,
+///   kept for the iOS app.
 struct DeviceRoutes: Sendable {
   static let pattern = "/api/v1/notifications/apns-devices"
+  static let registrationPattern = "/api/v1/notifications/devices"
+  static let devicePattern = "/api/v1/notifications/devices/{device}"
 
   let auth: SessionAuth
+  let offer: DeviceRegistration.Offer
   let logger: Logger
 
   func register(in router: inout HTTPRouter) {
     router.add("POST", Self.pattern) { request in .later { await add(request) } }
     router.add("DELETE", Self.pattern) { request in .later { await remove(request) } }
+    router.add("POST", Self.registrationPattern) { request in
+      .later { await addAny(request) }
+    }
+    router.add("DELETE", Self.devicePattern) { request in .later { await removeByID(request) } }
   }
 
   /// The body's fields, or the 400 that says what is wrong with it.
@@ -56,6 +66,20 @@ struct DeviceRoutes: Sendable {
       }
     }
 
+    /// What is wrong with a registration body whose JSON has a field of the wrong type.
+    init(registrationError error: WireError) {
+      switch error.field {
+      case .some(let field) where error.isJSON:
+        if field == "keys" {
+          self.init("keys must be an object")
+        } else {
+          let name = field == "p256dh" || field == "auth" ? "keys." + field : field
+          self.init("\(name) must be a string")
+        }
+      default: self.init("body is not a JSON object")
+      }
+    }
+
     var response: HTTPResponse { .json(400, ErrorAnswer(error: message)) }
   }
 
@@ -81,6 +105,30 @@ struct DeviceRoutes: Sendable {
         let removed = try await auth.directory.removeDevice(userID: user, token: device.token)
         return removed ? HTTPResponse(status: 204) : .plain(404)
       }
+    }
+  }
+
+  private func addAny(_ request: HTTPRequest) async -> HTTPResponse {
+    await databaseWork(Self.registrationPattern, logger: logger) {
+      guard let user = try await auth.user(of: request) else { return SessionAuth.unauthorized }
+      switch DeviceRegistration.parse(request.body, offer: offer) {
+      case .failure(let bad): return bad.response
+      case .success(let address):
+        let id = try await auth.directory.addDevice(userID: user, address: address)
+        return .json(201, DeviceRegistered(deviceID: id, address: address, ntfyURL: offer.ntfyURL))
+      }
+    }
+  }
+
+  private func removeByID(_ request: HTTPRequest) async -> HTTPResponse {
+    await databaseWork(Self.devicePattern, logger: logger) {
+      guard let user = try await auth.user(of: request) else { return SessionAuth.unauthorized }
+      // Any other spelling of an id names no device: 404, as another user's device.
+      guard let text = request.parameters.first, CanonicalUUID.isCanonical(text),
+        let deviceID = UUID(uuidString: String(text))
+      else { return .plain(404) }
+      let removed = try await auth.directory.removeDevice(userID: user, deviceID: deviceID)
+      return removed ? HTTPResponse(status: 204) : .plain(404)
     }
   }
 }

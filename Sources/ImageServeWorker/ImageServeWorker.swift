@@ -43,7 +43,12 @@ enum ImageServeWorker {
     router.get(PushImageRoute.pattern) { push.handle($0) }
     InboxRoutes(auth: auth, inbox: InboxStore(pool: pool), responder: responder, logger: logger)
       .register(in: &router)
-    DeviceRoutes(auth: auth, logger: logger).register(in: &router)
+    DeviceRoutes(
+      auth: auth,
+      offer: DeviceRegistration.Offer(
+        webPushHosts: configuration.webPushHosts, ntfyURL: configuration.ntfyURL),
+      logger: logger
+    ).register(in: &router)
     InboxPage.register(in: &router)
     router.addHealthAndMetrics(pool: pool, nats: nats, metrics: metrics)
 

@@ -4,7 +4,8 @@ import Infrastructure
 
 let commands: [any Command.Type] = [
   MigrateCommand.self, FleetImportCommand.self, UserAddCommand.self, MowerGrantCommand.self,
-  DeviceAddCommand.self, SessionCreateCommand.self, PublishCommand.self, ReplayCommand.self,
+  DeviceAddCommand.self, DeviceListCommand.self, SessionCreateCommand.self, PublishCommand.self,
+  ReplayCommand.self,
   CheckDecisionsCommand.self, TraceCommand.self, StorageCommand.self,
 ]
 

@@ -62,8 +62,19 @@ import Testing
     try check(
       DeliveryQueued(
         deliveryID: Self.deliveryID, notificationID: Self.notificationID,
-        deviceID: Self.deviceID, environment: "sandbox", tokenPrefix: "abababab"),
+        deviceID: Self.deviceID, platform: .apns, environment: "sandbox",
+        tokenPrefix: "abababab"),
       "delivery-queued")
+    // Only an APNs device has an environment: the other platforms' events leave it out.
+    let webPush = DeliveryQueued(
+      deliveryID: Self.deliveryID, notificationID: Self.notificationID, deviceID: Self.deviceID,
+      platform: .webpush, environment: nil, tokenPrefix: "https://")
+    #expect(
+      NewEvent(webPush, correlationID: Self.eventID).dataJSON
+        == #"{"delivery_id":"11111111-2222-4333-8444-555555555555","#
+        + #""device_id":"33333333-2222-4333-8444-555555555555","#
+        + #""notification_id":"22222222-2222-4333-8444-555555555555","#
+        + #""platform":"webpush","token_prefix":"https://"}"#)
     try check(ImageReserved(imageID: Self.imageID, mowerID: "m-4711"), "image-reserved")
     try check(PhotoSkipped(reason: "daily_limit", mowerID: "m-4711"), "photo-skipped")
   }

@@ -29,6 +29,11 @@ public struct Configuration: Sendable {
   public var apnsTeamID: String?
   public var apnsTopic: String
   public var apnsCAFile: String?
+  /// Push services a Web Push endpoint may name (host or parent domain), lower case: the
+  /// server never posts to an address a user picked (docs/interfaces.md#devices).
+  public var webPushHosts: [String]
+  /// The installation's ntfy server; nil: no ntfy device can be registered.
+  public var ntfyURL: String?
   public var httpListen: String
   public var pruneIntervalSeconds: Int
   /// Not in the contract: operational knobs with safe defaults.
@@ -99,6 +104,8 @@ public struct Configuration: Sendable {
       apnsTeamID: try reader.string("MOWDECK_NOTIFICATIONS_APNS_TEAM_ID"),
       apnsTopic: try reader.string("MOWDECK_NOTIFICATIONS_APNS_TOPIC") ?? "app.mowdeck.mobile",
       apnsCAFile: try reader.string("MOWDECK_NOTIFICATIONS_APNS_CA_FILE"),
+      webPushHosts: try webPushHosts(reader),
+      ntfyURL: try reader.url("MOWDECK_NOTIFICATIONS_NTFY_URL"),
       httpListen: try reader.listenAddress("MOWDECK_NOTIFICATIONS_HTTP_LISTEN") ?? "0.0.0.0:8080",
       pruneIntervalSeconds: try reader.positive(
         "MOWDECK_NOTIFICATIONS_PRUNE_INTERVAL_SECONDS", 3600),
@@ -118,6 +125,23 @@ public struct Configuration: Sendable {
       fanoutMaxAttempts: try reader.positive("MOWDECK_FANOUT_MAX_ATTEMPTS", 5),
       shutdownGraceSeconds: try reader.nonNegative("MOWDECK_SHUTDOWN_GRACE_SECONDS", 8)
     )
+  }
+
+  /// The public push services' domains: Chrome's (FCM), Firefox's, Edge's and Safari's.
+  public static let defaultWebPushHosts = [
+    "fcm.googleapis.com", "push.services.mozilla.com", "notify.windows.com", "push.apple.com",
+  ]
+
+  /// `MOWDECK_NOTIFICATIONS_WEBPUSH_HOSTS`: host names, no scheme, port or path.
+  static func webPushHosts(_ reader: EnvironmentReader) throws(ConfigurationError) -> [String] {
+    let name = "MOWDECK_NOTIFICATIONS_WEBPUSH_HOSTS"
+    let hosts = try reader.list(name).map { $0.lowercased() }
+    for host in hosts where !WebPushEndpoint.isHostName(host) {
+      throw ConfigurationError(
+        variable: name, problem: "must be host names, comma-separated, got \(host.debugDescription)"
+      )
+    }
+    return hosts.isEmpty ? defaultWebPushHosts : hosts
   }
 
   /// Loads the configuration or ends the process with one clear line and status 2.

@@ -55,29 +55,78 @@ public struct Directory: Sendable {
   /// Registers (or re-activates, or moves to this user) an APNs device token.
   @discardableResult
   public func addDevice(userID: String, token: String, environment: String) async throws -> UUID {
-    try Self.validate(token: token)
-    guard environment == "sandbox" || environment == "production" else {
+    do {
+      return try await addDevice(
+        userID: userID,
+        address: try DeviceAddress.checkedAPNs(token: token, environment: environment))
+    } catch DeviceAddressError.badAPNsToken {
+      throw Failure.invalidToken
+    } catch DeviceAddressError.badEnvironment {
       throw Failure.invalidEnvironment(environment)
     }
+  }
+
+  /// Registers a device of any platform; the same address registered again (an app
+  /// reinstalled, a browser subscribing anew, another user signing in on it) is re-activated
+  /// and moved to this user, keeping its id.
+  @discardableResult
+  public func addDevice(userID: String, address: DeviceAddress) async throws -> UUID {
     try await requireUser(userID)
+    let keys = address.webPushKeys
     let rows = try await pool.query(
       """
-      INSERT INTO devices (user_id, token, environment) VALUES (\(userID), \(token.lowercased()), \(environment))
-      ON CONFLICT (token) DO UPDATE SET user_id = EXCLUDED.user_id,
-        environment = EXCLUDED.environment, active = true, registered_at = now(),
+      INSERT INTO devices (user_id, platform, token, environment, webpush_p256dh, webpush_auth)
+      VALUES (\(userID), \(address.platform.rawValue), \(address.storedToken),
+              \(address.environment), \(keys?.p256dh), \(keys?.auth))
+      ON CONFLICT (platform, token) DO UPDATE SET user_id = EXCLUDED.user_id,
+        environment = EXCLUDED.environment, webpush_p256dh = EXCLUDED.webpush_p256dh,
+        webpush_auth = EXCLUDED.webpush_auth, active = true, registered_at = now(),
         deactivated_at = NULL
       RETURNING device_id
       """)
     return try rows[0].uuid("device_id")
   }
 
-  /// Removes a user's device; returns false when the user has no such token.
+  /// Removes a user's APNs device; returns false when the user has no such token.
   public func removeDevice(userID: String, token: String) async throws -> Bool {
     try Self.validate(token: token)
     return
       !(try await pool.query(
-        "DELETE FROM devices WHERE user_id = \(userID) AND token = \(token.lowercased()) RETURNING device_id"
+        """
+        DELETE FROM devices
+        WHERE user_id = \(userID) AND platform = 'apns' AND token = \(token.lowercased())
+        RETURNING device_id
+        """
       ).isEmpty)
+  }
+
+  /// Removes one of the user's devices by id; false when the user has no such device
+  /// (another user's device is not theirs to remove, and says nothing about existing).
+  public func removeDevice(userID: String, deviceID: UUID) async throws -> Bool {
+    !(try await pool.query(
+      "DELETE FROM devices WHERE user_id = \(userID) AND device_id = \(deviceID) RETURNING 1"
+    ).isEmpty)
+  }
+
+  /// A user's devices, oldest registration first, as `mowdeck device list` shows them.
+  public func devices(ofUser userID: String) async throws -> [DeviceListing] {
+    try await requireUser(userID)
+    return try await pool.query(
+      """
+      SELECT device_id, platform, environment, token, active, registered_at FROM devices
+      WHERE user_id = \(userID) ORDER BY registered_at, device_id
+      """
+    ).map { row in
+      let platform = DevicePlatform(rawValue: try row.string("platform")) ?? .apns
+      let address = try row.string("token")
+      return DeviceListing(
+        deviceID: try row.uuid("device_id"), platform: platform,
+        environment: try row.optionalString("environment"),
+        // An endpoint's host says which push service; its path is the secret part.
+        addressPrefix: platform == .webpush
+          ? (URLComponents(string: address)?.host ?? "") : Self.tokenPrefix(address),
+        active: try row.bool("active"), registeredAt: try row.date("registered_at"))
+    }
   }
 
   /// Creates a web session and returns its bearer token. Only its SHA-256 is stored.

@@ -80,7 +80,7 @@ extension Directory {
         SELECT * FROM unnest(\(PostgresArray(fleet.devices.map(\.userID)))::text[],
                              \(PostgresArray(fleet.devices.map { $0.token.lowercased() }))::text[],
                              \(PostgresArray(fleet.devices.map(\.environment)))::text[])
-        ON CONFLICT (token) DO NOTHING
+        ON CONFLICT (platform, token) DO NOTHING
         """)
     }
   }

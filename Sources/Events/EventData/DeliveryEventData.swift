@@ -10,18 +10,20 @@ public struct DeliveryQueued: EventData {
   @LowercaseUUID public var deliveryID: UUID
   @LowercaseUUID public var notificationID: UUID
   @LowercaseUUID public var deviceID: UUID
-  /// `production` or `sandbox`.
-  public let environment: String
-  /// The token's first 8 characters: never the whole token.
+  public let platform: DevicePlatform
+  /// `production` or `sandbox` for an APNs device; absent for the other platforms.
+  public let environment: String?
+  /// The address's first 8 characters: never the whole token, endpoint or topic.
   public let tokenPrefix: String
 
   public init(
-    deliveryID: UUID, notificationID: UUID, deviceID: UUID, environment: String,
-    tokenPrefix: String
+    deliveryID: UUID, notificationID: UUID, deviceID: UUID, platform: DevicePlatform,
+    environment: String?, tokenPrefix: String
   ) {
     self.deliveryID = deliveryID
     self.notificationID = notificationID
     self.deviceID = deviceID
+    self.platform = platform
     self.environment = environment
     self.tokenPrefix = tokenPrefix
   }
@@ -30,7 +32,7 @@ public struct DeliveryQueued: EventData {
     case deliveryID = "delivery_id"
     case notificationID = "notification_id"
     case deviceID = "device_id"
-    case environment
+    case platform, environment
     case tokenPrefix = "token_prefix"
   }
 }

@@ -23,5 +23,6 @@ public struct Migration: Sendable {
     .v005Maintenance,
     .v006HistoryRetention,
     .v007IngressByEventID,
+    .v008DevicePlatforms,
   ]
 }

@@ -60,25 +60,6 @@ struct MowerGrantCommand: Command {
   }
 }
 
-struct DeviceAddCommand: Command {
-  static let path = ["device", "add"]
-  static let usage =
-    "mowdeck device add --user USER_ID --token 64_HEX_DIGITS [--environment production|sandbox]"
-  static let summary = "register a phone's APNs device token"
-
-  static func run(_ arguments: Arguments, _ context: CommandContext) async throws {
-    let token = try arguments.required("token")
-    do {
-      let id = try await Directory(pool: context.pool()).addDevice(
-        userID: try arguments.required("user"), token: token,
-        environment: arguments.option("environment") ?? "production")
-      say("device \(id.uuidString.lowercased())")
-    } catch let failure as Directory.Failure {
-      throw UsageError(failure.description)
-    }
-  }
-}
-
 struct SessionCreateCommand: Command {
   static let path = ["session", "create"]
   static let usage = "mowdeck session create --user USER_ID"
