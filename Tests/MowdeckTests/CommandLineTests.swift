@@ -20,7 +20,8 @@ import Testing
 
   @Test(arguments: [
     ["migrate"], ["fleet", "import"], ["user", "add"], ["mower", "grant"], ["device", "add"],
-    ["session", "create"], ["publish"], ["replay"], ["check-decisions"], ["trace"], ["storage"],
+    ["device", "list"], ["session", "create"], ["publish"], ["replay"], ["check-decisions"],
+    ["trace"], ["storage"],
   ])
   func everyCommandHasHelp(command: [String]) async throws {
     let result = try await mowdeck(command + ["--help"])
@@ -69,6 +70,46 @@ import Testing
       storage.output.split(separator: "\n").contains {
         $0.hasPrefix("ingress_messages") && $0.split(separator: " ").dropFirst().first == "0"
       })
+  }
+
+  /// `mowdeck device add` for each platform, checked as the registration route checks, and
+  /// `mowdeck device list` without whole addresses.
+  @Test func devicesOfEveryPlatformAreAddedAndListed() async throws {
+    let db = try await TestDatabase.make()
+    try await Directory(pool: db.pool).addUser(id: "u-x", name: "X")
+    let add = { (arguments: [String]) in
+      try await self.mowdeck(["device", "add", "--user", "u-x"] + arguments, database: db)
+    }
+    let apns = try await add(["--token", String(repeating: "c", count: 64)])
+    #expect(apns.status == 0, "\(apns.output)")
+    #expect(apns.output.contains(" apns"))
+    let key = Base64URL.encode([4] + [UInt8](repeating: 7, count: 64))
+    let secret = Base64URL.encode([UInt8](repeating: 9, count: 16))
+    let webPush = try await add([
+      "--platform", "webpush", "--endpoint", "https://fcm.googleapis.com/fcm/send/secret-path",
+      "--p256dh", key, "--auth", secret,
+    ])
+    #expect(webPush.status == 0, "\(webPush.output)")
+    let loopback = try await add([
+      "--platform", "webpush", "--endpoint", "https://127.0.0.1/x", "--p256dh", key, "--auth",
+      secret,
+    ])
+    #expect(loopback.status == 2)
+    #expect(loopback.output.contains("not an allowed push service"))
+    #expect(try await add(["--platform", "fcm", "--token", "fcm:token_1"]).status == 0)
+    let ntfy = try await add(["--platform", "ntfy"])
+    #expect(ntfy.status == 2)
+    #expect(ntfy.output.contains("ntfy is not offered"))
+    #expect(try await add(["--platform", "pager"]).output.contains("platform must be"))
+
+    let list = try await mowdeck(["device", "list", "--user", "u-x"], database: db)
+    #expect(list.status == 0)
+    let lines = list.output.split(separator: "\n").filter { $0.contains("  active  ") }
+    #expect(lines.count == 3, "\(list.output)")
+    #expect(lines[0].contains("  apns  production  cccccccc  active  "))
+    #expect(lines[1].contains("  webpush  -  fcm.googleapis.com  active  "))
+    #expect(lines[2].contains("  fcm  -  fcm:toke  active  "))
+    #expect(!list.output.contains("secret-path"))
   }
 
   /// `mowdeck trace` prints every field of every event as `key=value`, its summary from the
