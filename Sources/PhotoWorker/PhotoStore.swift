@@ -11,13 +11,18 @@ struct PhotoStore: Sendable {
   let photoTimeoutSeconds: Int
   /// A lease lasts this long unless renewed; renewals come every `leaseSeconds / 2.5`.
   let leaseSeconds: Double
+  let followUps: PhotoFollowUps
   private let eventLog = EventLog()
 
-  init(pool: DatabasePool, images: ImageStore, photoTimeoutSeconds: Int, leaseSeconds: Double = 5) {
+  init(
+    pool: DatabasePool, images: ImageStore, photoTimeoutSeconds: Int, leaseSeconds: Double = 5,
+    followUps: PhotoFollowUps = PhotoFollowUps(windowSeconds: 600)
+  ) {
     self.pool = pool
     self.images = images
     self.photoTimeoutSeconds = photoTimeoutSeconds
     self.leaseSeconds = leaseSeconds
+    self.followUps = followUps
   }
 
   /// Claims up to `limit` pending reservations nobody holds (never claimed, or whose
@@ -89,6 +94,7 @@ struct PhotoStore: Sendable {
   {
     let images = images
     let eventLog = eventLog
+    let followUps = followUps
     return try await pool.withTransaction { tx in
       let state = if case .captured = result { "captured" } else { "failed" }
       let ended = try tx.query(
@@ -121,7 +127,11 @@ struct PhotoStore: Sendable {
             afterMilliseconds: Int((latencySeconds * 1000).rounded()), attempt: claim.attempt),
           correlationID: claim.eventID)
       }
-      try eventLog.append([event], in: tx)
+      var events = [event]
+      if case .captured = result {
+        events += try followUps.queue(imageID: claim.imageID, eventID: claim.eventID, tx: tx)
+      }
+      try eventLog.append(events, in: tx)
       // Last: the row and retention, whose lock is then held only until the commit.
       _ = try images.insert(
         imageID: claim.imageID, eventID: claim.eventID, jpeg: jpeg, failureReason: failureReason,

@@ -14,7 +14,8 @@ enum PhotoWorker {
       url: configuration.natsURL, name: "PhotoWorker", logger: logger)
     let store = PhotoStore(
       pool: pool, images: ImageStore(limits: ImageLimits(configuration: configuration)),
-      photoTimeoutSeconds: configuration.photoTimeoutSeconds)
+      photoTimeoutSeconds: configuration.photoTimeoutSeconds,
+      followUps: PhotoFollowUps(windowSeconds: configuration.imageURLTTLSeconds))
     let metrics = Metrics()
     let progress = StageProgress(
       stage: "photo", stallLimit: .seconds(configuration.stallSeconds), metrics: metrics)

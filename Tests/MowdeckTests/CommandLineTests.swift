@@ -158,4 +158,41 @@ import Testing
       ))
     #expect(json.output.contains(#""type":"photo.failed"}"#))
   }
+
+  /// The trace names each delivery's platform and the photo's follow-ups.
+  @Test func traceShowsPlatformsAndFollowUps() async throws {
+    let db = try await TestDatabase.make()
+    let alarm = UUID()
+    @Sendable func queued(_ platform: DevicePlatform, followup: Bool? = nil) -> NewEvent {
+      NewEvent(
+        DeliveryQueued(
+          deliveryID: UUID(), notificationID: UUID(), deviceID: UUID(), platform: platform,
+          environment: platform == .apns ? "production" : nil, tokenPrefix: "abcdefgh",
+          followup: followup),
+        correlationID: alarm)
+    }
+    try await db.pool.withTransaction { tx in
+      try EventLog().append(
+        [
+          NewEvent(
+            AlarmReceived(
+              mowerID: "m-1", kind: "mower_lifted", alarmClass: "theft", occurredAt: Date(),
+              decidedOn: Date(), mowerName: nil, reason: nil, streamSequence: 1),
+            correlationID: alarm),
+          queued(.apns), queued(.webpush), queued(.webpush), queued(.fcm),
+          queued(.webpush, followup: true), queued(.webpush, followup: true),
+          queued(.fcm, followup: true),
+        ], in: tx)
+    }
+    let plain = try await mowdeck(["trace", alarm.uuidString], database: db)
+    let lines = plain.output.split(separator: "\n").filter { $0.contains("delivery.queued") }
+    #expect(lines.count == 7)
+    #expect(lines.filter { $0.contains(" followup=true ") && $0.contains(" platform=") }.count == 3)
+    #expect(lines.filter { $0.contains(" platform=webpush ") }.count == 4)
+    let summary = try await mowdeck(["trace", alarm.uuidString, "--summary"], database: db)
+    #expect(
+      summary.output.contains(
+        "devices: 1 apns and 2 webpush and 1 fcm, photo follow-ups: 2 webpush and 1 fcm"),
+      "\(summary.output)")
+  }
 }

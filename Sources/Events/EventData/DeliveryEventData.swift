@@ -15,10 +15,13 @@ public struct DeliveryQueued: EventData {
   public let environment: String?
   /// The address's first 8 characters: never the whole token, endpoint or topic.
   public let tokenPrefix: String
+  /// `true` for the photo's follow-up, queued with `photo.captured`; absent for the alarm's
+  /// own message.
+  public let followup: Bool?
 
   public init(
     deliveryID: UUID, notificationID: UUID, deviceID: UUID, platform: DevicePlatform,
-    environment: String?, tokenPrefix: String
+    environment: String?, tokenPrefix: String, followup: Bool? = nil
   ) {
     self.deliveryID = deliveryID
     self.notificationID = notificationID
@@ -26,6 +29,7 @@ public struct DeliveryQueued: EventData {
     self.platform = platform
     self.environment = environment
     self.tokenPrefix = tokenPrefix
+    self.followup = followup
   }
 
   enum CodingKeys: String, CodingKey {
@@ -34,6 +38,7 @@ public struct DeliveryQueued: EventData {
     case deviceID = "device_id"
     case platform, environment
     case tokenPrefix = "token_prefix"
+    case followup
   }
 }
 

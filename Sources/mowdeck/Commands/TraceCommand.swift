@@ -56,7 +56,22 @@ extension TraceLine {
       parts.append("photo pending")
     }
     if let served = at("image.served") { parts.append("fetched by the phone at \(served)") }
+    let queued = story.filter { $0.type == "delivery.queued" }
+      .compactMap { try? $0.decode(DeliveryQueued.self) }
+    if !queued.isEmpty {
+      parts.append("devices: " + platformCounts(queued.filter { $0.followup != true }))
+    }
+    let followUps = queued.filter { $0.followup == true }
+    if !followUps.isEmpty { parts.append("photo follow-ups: " + platformCounts(followUps)) }
     return parts.joined(separator: ", ")
+  }
+
+  /// "1 apns, 2 webpush", in the platforms' order.
+  private static func platformCounts(_ queued: [DeliveryQueued]) -> String {
+    DevicePlatform.allCases.compactMap { platform in
+      let count = queued.filter { $0.platform == platform }.count
+      return count == 0 ? nil : "\(count) \(platform.rawValue)"
+    }.joined(separator: " and ")
   }
 }
 
