@@ -35,7 +35,9 @@ let package = Package(
     // metrics, logs, lifecycle, configuration reading, JSON and crypto primitives.
     .target(
       name: "Infrastructure",
-      dependencies: ["CLibPQ", "CNats", "COpenSSL", "CMicroHTTPD", "CMicroHTTPDShim"]),
+      dependencies: [
+        "CLibPQ", "CNats", "COpenSSL", "CMicroHTTPD", "CMicroHTTPDShim", "CCurl", "CCurlShim",
+      ]),
     // The system's own language: events and the event log, wire messages and subjects,
     // the schema, the directory, alarm texts, image limits and the signed image URL.
     .target(name: "Events", dependencies: ["Infrastructure"]),

@@ -8,7 +8,7 @@ import Infrastructure
 struct APNsService: Service {
   let store: DeliveryStore
   let outcomes: OutcomeWriter
-  let client: HTTP2Client
+  let client: HTTPClient
   let token: ProviderToken
   let nats: NATSClient
   let subjects: Subjects
@@ -227,13 +227,13 @@ struct APNsService: Service {
   }
 
   private func request(_ delivery: ClaimedDelivery, payload: PushPayload, jwt: String, now: Date)
-    -> HTTPRequest
+    -> HTTPClientRequest
   {
     let base =
       delivery.environment == "sandbox" ? configuration.apnsSandboxURL : configuration.apnsURL
     let expiration =
       Int64(delivery.createdAt.timeIntervalSince1970) + Int64(DeliveryPolicy.maximumAgeSeconds)
-    return HTTPRequest(
+    return HTTPClientRequest(
       url: "\(base)/3/device/\(delivery.token)",
       headers: [
         ("authorization", "bearer \(jwt)"),

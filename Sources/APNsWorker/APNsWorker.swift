@@ -30,7 +30,7 @@ enum APNsWorker {
     let store = DeliveryStore(pool: pool, leaseSeconds: configuration.apnsLeaseSeconds)
     let service = APNsService(
       store: store, outcomes: OutcomeWriter(store: store),
-      client: HTTP2Client(caFile: configuration.apnsCAFile),
+      client: HTTPClient(caFile: configuration.apnsCAFile, threadName: "apns-http2"),
       token: token, nats: nats, subjects: Subjects(prefix: configuration.natsSubjectPrefix),
       configuration: configuration, signer: signer, clock: clock, logger: logger,
       metrics: metrics, progress: progress, maxInFlight: maxInFlight)

@@ -32,7 +32,7 @@ enum DeliveryPolicy {
   /// A notification older than this is not worth delivering any more.
   static let maximumAgeSeconds: Double = 30 * 60
 
-  static func classify(_ result: HTTPResult, deviceRegisteredAt: Date) -> DeliveryAction {
+  static func classify(_ result: HTTPClientResult, deviceRegisteredAt: Date) -> DeliveryAction {
     switch result {
     case .failure(let message):
       return .retry(status: nil, reason: "network: \(message)")

@@ -1,4 +1,5 @@
 import Foundation
+import Infrastructure
 import Testing
 
 @testable import APNsWorker
@@ -7,12 +8,12 @@ import Testing
 @Suite struct DeliveryPolicyTests {
   let registered = Date(timeIntervalSince1970: 1_800_000_000)
 
-  func response(_ status: Int, _ body: String = "", apnsID: String? = nil) -> HTTPResult {
+  func response(_ status: Int, _ body: String = "", apnsID: String? = nil) -> HTTPClientResult {
     .response(
       status: status, headers: apnsID.map { ["apns-id": $0] } ?? [:], body: Array(body.utf8))
   }
 
-  func classify(_ result: HTTPResult) -> DeliveryAction {
+  func classify(_ result: HTTPClientResult) -> DeliveryAction {
     DeliveryPolicy.classify(result, deviceRegisteredAt: registered)
   }
 

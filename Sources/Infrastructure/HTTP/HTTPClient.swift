@@ -4,26 +4,35 @@ import Dispatch
 import FoundationEssentials
 import Synchronization
 
-/// One request to APNs.
-struct HTTPRequest: Sendable {
-  let url: String
-  let headers: [(String, String)]
-  let body: [UInt8]
-  let timeoutSeconds: Int
+/// One request a push worker makes (APNs, Web Push): always a `POST`.
+public struct HTTPClientRequest: Sendable {
+  public let url: String
+  public let headers: [(String, String)]
+  public let body: [UInt8]
+  public let timeoutSeconds: Int
+
+  public init(url: String, headers: [(String, String)], body: [UInt8], timeoutSeconds: Int) {
+    self.url = url
+    self.headers = headers
+    self.body = body
+    self.timeoutSeconds = timeoutSeconds
+  }
 }
 
-/// What came back: a response, or why there was none (connection refused, reset, TLS,
-/// timeout — all retried by the delivery policy).
-enum HTTPResult: Sendable, Equatable {
+/// What came back: a response (header names in lower case), or why there was none
+/// (connection refused, reset, TLS, timeout — each worker's policy retries these).
+public enum HTTPClientResult: Sendable, Equatable {
   case response(status: Int, headers: [String: String], body: [UInt8])
   case failure(String)
 }
 
 /// An HTTP/2 client on libcurl's multi interface: one TLS connection per host carrying many
 /// concurrent streams (`CURLPIPE_MULTIPLEX`, at most one connection per host), kept alive
-/// between pushes; curl opens a new one after a GOAWAY or a reset. One thread drives all
-/// transfers with `curl_multi_poll`; callers await their transfer, holding no thread.
-final class HTTP2Client: @unchecked Sendable {
+/// between pushes; curl opens a new one after a GOAWAY or a reset, and speaks HTTP/1.1 to a
+/// server that offers no HTTP/2. One thread drives all transfers with `curl_multi_poll`;
+/// callers await their transfer, holding no thread. Redirects are never followed: a push
+/// goes only to the address stored, never to one a server names.
+public final class HTTPClient: @unchecked Sendable {
   // `multi` is touched only by the loop thread, except `curl_multi_wakeup`, which libcurl
   // allows from any thread. `queue` and `stopping` are guarded by Mutexes.
   private let multi: UnsafeMutableRawPointer
@@ -31,26 +40,29 @@ final class HTTP2Client: @unchecked Sendable {
   private let queue = Mutex<[Transfer]>([])
   private let stopping = Mutex(false)
   private let stopped = DispatchSemaphore(value: 0)
+  private let threadName: String
 
-  init(caFile: String?) {
+  /// `threadName` (at most 15 characters) names the loop's thread for `top -H` and gdb.
+  public init(caFile: String?, threadName: String) {
     curl_global_init(Int(CURL_GLOBAL_DEFAULT))
     multi = curl_multi_init()!
     self.caFile = caFile
+    self.threadName = threadName
     _ = mowdeck_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
     _ = mowdeck_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, 1)
     _ = mowdeck_curl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, 1000)
     // The loop owns its queue's thread for the client's lifetime, as a pull consumer does.
-    DispatchQueue(label: "apns-http2").async { [unowned self] in self.loop() }
+    DispatchQueue(label: threadName).async { [unowned self] in self.loop() }
   }
 
   /// Stops the loop; transfers still running fail.
-  func shutdown() {
+  public func shutdown() {
     stopping.withLock { $0 = true }
     curl_multi_wakeup(multi)
     stopped.wait()
   }
 
-  func send(_ request: HTTPRequest) async -> HTTPResult {
+  public func send(_ request: HTTPClientRequest) async -> HTTPClientResult {
     await withCheckedContinuation { continuation in
       guard let transfer = Transfer(request: request, caFile: caFile, continuation: continuation)
       else {
@@ -64,7 +76,7 @@ final class HTTP2Client: @unchecked Sendable {
 
   private func loop() {
     // The queue's thread is this loop's for the client's life: named for `top -H` and gdb.
-    mowdeck_curl_name_loop_thread("apns-http2")
+    mowdeck_curl_name_loop_thread(threadName)
     var active: [UnsafeMutableRawPointer: Transfer] = [:]
     while !stopping.withLock({ $0 }) {
       for transfer in queue.withLock({ queue in
@@ -109,10 +121,12 @@ private final class Transfer: @unchecked Sendable {
   private var headerList: UnsafeMutablePointer<curl_slist>?
   private var body: [UInt8] = []
   private var responseHeaders: [String: String] = [:]
-  private var continuation: CheckedContinuation<HTTPResult, Never>?
+  private var continuation: CheckedContinuation<HTTPClientResult, Never>?
 
-  init?(request: HTTPRequest, caFile: String?, continuation: CheckedContinuation<HTTPResult, Never>)
-  {
+  init?(
+    request: HTTPClientRequest, caFile: String?,
+    continuation: CheckedContinuation<HTTPClientResult, Never>
+  ) {
     guard let easy = curl_easy_init() else { return nil }
     self.easy = easy
     self.continuation = continuation
@@ -160,7 +174,7 @@ private final class Transfer: @unchecked Sendable {
   }
 
   func finish(_ code: CURLcode) {
-    let result: HTTPResult
+    let result: HTTPClientResult
     if code == CURLE_OK {
       var status = 0
       _ = mowdeck_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
