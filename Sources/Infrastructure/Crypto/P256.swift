@@ -13,10 +13,7 @@ enum P256 {
     guard point.count == publicKeyLength, point[0] == 0x04 else {
       throw .publicKeyNotUncompressedPoint(length: point.count)
     }
-    let key = fromData(selection: publicKeySelection) { builder in
-      OSSL_PARAM_BLD_push_octet_string(
-        builder, OSSL_PKEY_PARAM_PUB_KEY, point, point.count) == 1
-    }
+    let key = fromData(selection: publicKeySelection, publicKey: point, privateKey: nil)
     // `EVP_PKEY_fromdata` already refuses a point off the curve; the full public check also
     // refuses one outside the prime-order subgroup, whatever the OpenSSL version does.
     guard let key else {
@@ -49,11 +46,7 @@ enum P256 {
         group, point, POINT_CONVERSION_UNCOMPRESSED, &encoded, encoded.count, nil)
         == publicKeyLength
     else { throw .invalidPrivateKey }
-    let key = fromData(selection: keyPairSelection) { builder in
-      OSSL_PARAM_BLD_push_octet_string(
-        builder, OSSL_PKEY_PARAM_PUB_KEY, encoded, encoded.count) == 1
-        && OSSL_PARAM_BLD_push_BN(builder, OSSL_PKEY_PARAM_PRIV_KEY, d) == 1
-    }
+    let key = fromData(selection: keyPairSelection, publicKey: encoded, privateKey: d)
     guard let key else {
       ERR_clear_error()
       throw .invalidPrivateKey
@@ -137,23 +130,35 @@ enum P256 {
     Int32(OSSL_KEYMGMT_SELECT_ALL_PARAMETERS) | Int32(OSSL_KEYMGMT_SELECT_PUBLIC_KEY)
   private static let keyPairSelection = publicKeySelection | Int32(OSSL_KEYMGMT_SELECT_PRIVATE_KEY)
 
-  /// `EVP_PKEY_fromdata` for P-256 with the group name and what `push` adds.
+  /// `EVP_PKEY_fromdata` for P-256 from the encoded public point and, for a key pair, the
+  /// private scalar.
   private static func fromData(
-    selection: Int32, _ push: (OpaquePointer) -> Bool
+    selection: Int32, publicKey point: [UInt8], privateKey d: OpaquePointer?
   ) -> OpaquePointer? {
     guard let builder = OSSL_PARAM_BLD_new() else { return nil }
     defer { OSSL_PARAM_BLD_free(builder) }
-    guard OSSL_PARAM_BLD_push_utf8_string(builder, OSSL_PKEY_PARAM_GROUP_NAME, groupName, 0) == 1,
-      push(builder), let params = OSSL_PARAM_BLD_to_param(builder)
-    else { return nil }
-    defer { OSSL_PARAM_free(params) }
-    guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else { return nil }
-    defer { EVP_PKEY_CTX_free(context) }
-    var key: OpaquePointer? = nil
-    guard EVP_PKEY_fromdata_init(context) == 1,
-      EVP_PKEY_fromdata(context, &key, selection, params) == 1
-    else { return nil }
-    return key
+    // The builder keeps the pointers it is given, not copies, until `to_param`, and the
+    // parameters keep the names: hence static strings and one scope for the point.
+    return point.withUnsafeBytes { pointBytes -> OpaquePointer? in
+      guard
+        OSSL_PARAM_BLD_push_utf8_string(
+          builder, ParameterName.group.cString, ParameterName.prime256v1.cString, 0) == 1,
+        OSSL_PARAM_BLD_push_octet_string(
+          builder, ParameterName.publicKey.cString, pointBytes.baseAddress, pointBytes.count)
+          == 1,
+        d.map({ OSSL_PARAM_BLD_push_BN(builder, ParameterName.privateKey.cString, $0) == 1 })
+          ?? true,
+        let params = OSSL_PARAM_BLD_to_param(builder)
+      else { return nil }
+      defer { OSSL_PARAM_free(params) }
+      guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else { return nil }
+      defer { EVP_PKEY_CTX_free(context) }
+      var key: OpaquePointer? = nil
+      guard EVP_PKEY_fromdata_init(context) == 1,
+        EVP_PKEY_fromdata(context, &key, selection, params) == 1
+      else { return nil }
+      return key
+    }
   }
 
   private static func check(
@@ -162,5 +167,22 @@ enum P256 {
     guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key, nil) else { return false }
     defer { EVP_PKEY_CTX_free(context) }
     return test(context) == 1
+  }
+}
+
+/// Names and values for `OSSL_PARAM`s that must outlive the call that takes them: Swift
+/// passes the imported `OSSL_PKEY_PARAM_*` macros as temporary C strings, these are static.
+/// Same spellings as `<openssl/core_names.h>` (a test checks).
+enum ParameterName {
+  static let group: StaticString = "group"
+  static let publicKey: StaticString = "pub"
+  static let privateKey: StaticString = "priv"
+  static let prime256v1: StaticString = "prime256v1"
+}
+
+extension StaticString {
+  /// The literal's NUL-terminated bytes, valid for the whole run.
+  fileprivate var cString: UnsafePointer<CChar> {
+    UnsafeRawPointer(utf8Start).assumingMemoryBound(to: CChar.self)
   }
 }
