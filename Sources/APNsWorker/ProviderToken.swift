@@ -46,7 +46,9 @@ final class ProviderToken: Sendable {
     guard let pem = FileManager.default.contents(atPath: keyPath), !pem.isEmpty else {
       throw Failure.unreadableKey(path: keyPath)
     }
-    guard let key = ES256SigningKey(pem: Array(pem)) else { throw Failure.notAnECKey(path: keyPath) }
+    guard let key = ES256SigningKey(pem: Array(pem)) else {
+      throw Failure.notAnECKey(path: keyPath)
+    }
     self.key = key
     self.keyID = keyID
     self.teamID = teamID

@@ -29,14 +29,16 @@ import Testing
 
   @Test func notAP256KeyIsRefused() throws {
     #expect(ES256SigningKey(pem: Array("not a key".utf8)) == nil)
-    #expect(ES256SigningKey(pem: try Self.pem("openssl ecparam -name secp384r1 -genkey -noout")) == nil)
+    #expect(
+      ES256SigningKey(pem: try Self.pem("openssl ecparam -name secp384r1 -genkey -noout")) == nil)
     #expect(throws: P256Error.notAP256PEMKey) {
       try P256KeyPair(pem: Self.pem("openssl genpkey -algorithm ed25519"))
     }
   }
 
   @Test func rawAndDERSignaturesConvertBothWays() throws {
-    let raw: [UInt8] = [0x80] + [UInt8](repeating: 1, count: 31) + [0] + [UInt8](repeating: 2, count: 31)
+    let raw: [UInt8] =
+      [0x80] + [UInt8](repeating: 1, count: 31) + [0] + [UInt8](repeating: 2, count: 31)
     let der = try #require(ES256SigningKey.derSignature(fromRaw: raw))
     #expect(ES256SigningKey.rawSignature(fromDER: der) == raw)
     #expect(ES256SigningKey.derSignature(fromRaw: Array(raw.prefix(63))) == nil)

@@ -11,7 +11,10 @@ import Testing
   @Test(arguments: [
     (endpoint, "https://push.example.net:8443"),
     ("https://fcm.googleapis.com/fcm/send/dZ2x:APA91b", "https://fcm.googleapis.com"),
-    ("https://updates.push.services.mozilla.com:443/wpush/v2/x", "https://updates.push.services.mozilla.com"),
+    (
+      "https://updates.push.services.mozilla.com:443/wpush/v2/x",
+      "https://updates.push.services.mozilla.com"
+    ),
     ("http://127.0.0.1:9123/push/abc?q", "http://127.0.0.1:9123"),
     ("http://localhost:80/push", "http://localhost"),
   ])
@@ -19,7 +22,9 @@ import Testing
     #expect(VAPIDAuthorization.audience(ofEndpoint: endpoint) == origin)
   }
 
-  @Test(arguments: ["", "push.example.net/x", "ftp://push.example.net/x", "https:///x", "/relative"])
+  @Test(arguments: [
+    "", "push.example.net/x", "ftp://push.example.net/x", "https:///x", "/relative",
+  ])
   func anEndpointWithoutAnOriginIsRefused(endpoint: String) throws {
     let vapid = try VAPIDAuthorization(
       key: ES256SigningKey.generate(), subject: "mailto:ops@example.com")
@@ -63,7 +68,8 @@ import Testing
     let key = try ES256SigningKey.generate()
     let header = try VAPIDAuthorization(key: key, subject: "mailto:ops@example.com")
       .headerValue(endpoint: Self.endpoint, now: Self.now)
-    let verified = try VAPIDVerifier.verify(headerValue: header, now: Self.now.addingTimeInterval(60))
+    let verified = try VAPIDVerifier.verify(
+      headerValue: header, now: Self.now.addingTimeInterval(60))
     #expect(verified.publicKey == key.publicKeyUncompressed)
     #expect(
       verified.claims

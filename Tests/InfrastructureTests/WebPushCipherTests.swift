@@ -140,7 +140,9 @@ private enum RFC8291Example {
     let subscription = try Subscription()
     var body = try subscription.encrypt(RFC8291Example.plaintext)
     body[20] = 64
-    #expect(throws: WebPushCipherError.badHeader("key id of 64 bytes is not a 65-byte P-256 public key")) {
+    #expect(
+      throws: WebPushCipherError.badHeader("key id of 64 bytes is not a 65-byte P-256 public key")
+    ) {
       try subscription.decrypt(body)
     }
     body[20] = 65
