@@ -2,7 +2,8 @@ import COpenSSL
 
 /// The OpenSSL 3 calls behind the P-256 key types: keys go in and out as raw bytes (the
 /// 65-byte uncompressed point, the 32-byte scalar) because that is how Web Push, VAPID and
-/// JWS carry them. Only provider APIs (`EVP_PKEY_fromdata`, params), so nothing deprecated.
+/// JWS carry them. Keys are built with `EVP_PKEY_fromdata` and read through params, and the
+/// one point multiplication uses `EC_POINT`, none of it deprecated in OpenSSL 3 (`EC_KEY` is).
 enum P256 {
   static let groupName = "prime256v1"
   static let publicKeyLength = 65

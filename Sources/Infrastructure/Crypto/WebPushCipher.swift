@@ -45,7 +45,7 @@ public enum WebPushCipher {
   ) throws(WebPushCipherError) -> [UInt8] {
     guard salt.count == saltLength else { throw .cryptoFailure("the salt must be 16 bytes") }
     guard recordSize >= minimumRecordSize, recordSize <= Int(UInt32.max) else {
-      throw .badHeader("record size \(recordSize) is below 18")
+      throw .badHeader("record size \(recordSize) is not between 18 and 2^32 - 1")
     }
     // One record: plaintext, the delimiter and the tag must fit in rs.
     let limit = recordSize - 1 - AES128GCM.tagLength
