@@ -45,7 +45,7 @@ let package = Package(
     .executableTarget(name: "FanoutWorker", dependencies: ["Events", "Infrastructure"]),
     .executableTarget(name: "PhotoWorker", dependencies: ["Events", "Infrastructure"]),
     .executableTarget(
-      name: "APNsWorker", dependencies: ["Events", "Infrastructure", "CCurl", "CCurlShim", "COpenSSL"]),
+      name: "APNsWorker", dependencies: ["Events", "Infrastructure", "CCurl", "CCurlShim"]),
     .executableTarget(name: "ImageServeWorker", dependencies: ["Events", "Infrastructure"]),
     .executableTarget(name: "PruneWorker", dependencies: ["Events", "Infrastructure"]),
     .executableTarget(name: "mowdeck", dependencies: ["Events", "Infrastructure"]),

@@ -11,3 +11,5 @@
 #include <openssl/ecdsa.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <openssl/core_names.h>
+#include <openssl/param_build.h>
