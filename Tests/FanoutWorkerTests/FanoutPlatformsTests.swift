@@ -47,7 +47,8 @@ import Testing
       .filter { $0.type == "delivery.queued" }
       .map { try $0.decode(DeliveryQueued.self) }
     #expect(
-      queued.map(\.platform).sorted { $0.rawValue < $1.rawValue } == [.apns, .webpush, .webpush])
+      queued.compactMap(\.platform).sorted { $0.rawValue < $1.rawValue }
+        == [.apns, .webpush, .webpush])
     #expect(queued.filter { $0.platform == .webpush }.allSatisfy { $0.environment == nil })
     #expect(queued.first { $0.platform == .apns }?.environment == "production")
 

@@ -1,10 +1,10 @@
 import FoundationEssentials
 
-// The APNsWorker's record of each push attempt (docs/interfaces.md#event-types). Each begins
-// with the same six fields (`DeliveryAttempt`), kept flat so that SQL reads
-// `data->>'delivery_id'` as it always did.
+// A push worker's record of each attempt (docs/interfaces.md#event-types). Each begins with
+// the same fields (`DeliveryAttempt`), kept flat so that SQL reads `data->>'delivery_id'` as
+// it always did.
 
-/// `delivery.sent`: APNs accepted the push.
+/// `delivery.sent`: the push service accepted the push.
 public struct DeliverySent: EventData {
   public static let type = EventType.deliverySent
 
@@ -12,9 +12,14 @@ public struct DeliverySent: EventData {
   @LowercaseUUID public var notificationID: UUID
   @LowercaseUUID public var deviceID: UUID
   public let tokenPrefix: String
-  public let environment: String
+  /// Absent only in events written before devices had platforms: all of them APNs.
+  public let platform: DevicePlatform?
+  /// APNs devices only.
+  public let environment: String?
   public let attempt: Int
-  /// APNs's `apns-id`, if it sent one.
+  /// True for the photo's follow-up; absent for the alarm's own message.
+  public let followup: Bool?
+  /// APNs's `apns-id`, if it sent one (`null` for the other platforms).
   @Nullable public var apnsID: String?
   public let status: Int
   public let latencyMilliseconds: Int
@@ -28,8 +33,10 @@ public struct DeliverySent: EventData {
     notificationID = delivery.notificationID
     deviceID = delivery.deviceID
     tokenPrefix = delivery.tokenPrefix
+    platform = delivery.platform
     environment = delivery.environment
     attempt = delivery.attempt
+    followup = delivery.followup
     self.apnsID = apnsID
     self.status = status
     self.latencyMilliseconds = latencyMilliseconds
@@ -41,7 +48,7 @@ public struct DeliverySent: EventData {
     case notificationID = "notification_id"
     case deviceID = "device_id"
     case tokenPrefix = "token_prefix"
-    case environment, attempt
+    case platform, environment, attempt, followup
     case apnsID = "apns_id"
     case status
     case latencyMilliseconds = "latency_ms"
@@ -57,9 +64,14 @@ public struct DeliveryRetryScheduled: EventData {
   @LowercaseUUID public var notificationID: UUID
   @LowercaseUUID public var deviceID: UUID
   public let tokenPrefix: String
-  public let environment: String
+  /// Absent only in events written before devices had platforms: all of them APNs.
+  public let platform: DevicePlatform?
+  /// APNs devices only.
+  public let environment: String?
   public let attempt: Int
-  /// APNs's HTTP status; nil for a network failure.
+  /// True for the photo's follow-up; absent for the alarm's own message.
+  public let followup: Bool?
+  /// The push service's HTTP status; nil for a network failure.
   @Nullable public var status: Int?
   public let reason: String
   public let retryInMilliseconds: Int
@@ -71,8 +83,10 @@ public struct DeliveryRetryScheduled: EventData {
     notificationID = delivery.notificationID
     deviceID = delivery.deviceID
     tokenPrefix = delivery.tokenPrefix
+    platform = delivery.platform
     environment = delivery.environment
     attempt = delivery.attempt
+    followup = delivery.followup
     self.status = status
     self.reason = reason
     self.retryInMilliseconds = retryInMilliseconds
@@ -83,7 +97,7 @@ public struct DeliveryRetryScheduled: EventData {
     case notificationID = "notification_id"
     case deviceID = "device_id"
     case tokenPrefix = "token_prefix"
-    case environment, attempt, status, reason
+    case platform, environment, attempt, followup, status, reason
     case retryInMilliseconds = "retry_in_ms"
   }
 }
@@ -96,9 +110,14 @@ public struct DeliveryFailed: EventData {
   @LowercaseUUID public var notificationID: UUID
   @LowercaseUUID public var deviceID: UUID
   public let tokenPrefix: String
-  public let environment: String
+  /// Absent only in events written before devices had platforms: all of them APNs.
+  public let platform: DevicePlatform?
+  /// APNs devices only.
+  public let environment: String?
   public let attempt: Int
-  /// APNs's HTTP status; nil when no answer came.
+  /// True for the photo's follow-up; absent for the alarm's own message.
+  public let followup: Bool?
+  /// The push service's HTTP status; nil when no answer came.
   @Nullable public var status: Int?
   public let reason: String
   /// When APNs says the token stopped being valid (milliseconds since 1970), if it said.
@@ -109,8 +128,10 @@ public struct DeliveryFailed: EventData {
     notificationID = delivery.notificationID
     deviceID = delivery.deviceID
     tokenPrefix = delivery.tokenPrefix
+    platform = delivery.platform
     environment = delivery.environment
     attempt = delivery.attempt
+    followup = delivery.followup
     self.status = status
     self.reason = reason
     self.apnsTimestamp = apnsTimestamp
@@ -121,7 +142,7 @@ public struct DeliveryFailed: EventData {
     case notificationID = "notification_id"
     case deviceID = "device_id"
     case tokenPrefix = "token_prefix"
-    case environment, attempt, status, reason
+    case platform, environment, attempt, followup, status, reason
     case apnsTimestamp = "apns_timestamp"
   }
 }

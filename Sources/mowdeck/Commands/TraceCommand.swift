@@ -69,7 +69,8 @@ extension TraceLine {
   /// "1 apns, 2 webpush", in the platforms' order.
   private static func platformCounts(_ queued: [DeliveryQueued]) -> String {
     DevicePlatform.allCases.compactMap { platform in
-      let count = queued.filter { $0.platform == platform }.count
+      // Events from before devices had platforms are all APNs.
+      let count = queued.filter { ($0.platform ?? .apns) == platform }.count
       return count == 0 ? nil : "\(count) \(platform.rawValue)"
     }.joined(separator: " and ")
   }
