@@ -10,6 +10,7 @@ let package = Package(
     .executable(name: "FanoutWorker", targets: ["FanoutWorker"]),
     .executable(name: "PhotoWorker", targets: ["PhotoWorker"]),
     .executable(name: "APNsWorker", targets: ["APNsWorker"]),
+    .executable(name: "WebPushWorker", targets: ["WebPushWorker"]),
     .executable(name: "ImageServeWorker", targets: ["ImageServeWorker"]),
     .executable(name: "PruneWorker", targets: ["PruneWorker"]),
     .executable(name: "mowdeck", targets: ["mowdeck"]),
@@ -46,6 +47,7 @@ let package = Package(
     .executableTarget(name: "PhotoWorker", dependencies: ["Events", "Infrastructure"]),
     .executableTarget(
       name: "APNsWorker", dependencies: ["Events", "Infrastructure", "CCurl", "CCurlShim"]),
+    .executableTarget(name: "WebPushWorker", dependencies: ["Events", "Infrastructure"]),
     .executableTarget(name: "ImageServeWorker", dependencies: ["Events", "Infrastructure"]),
     .executableTarget(name: "PruneWorker", dependencies: ["Events", "Infrastructure"]),
     .executableTarget(name: "mowdeck", dependencies: ["Events", "Infrastructure"]),
@@ -69,6 +71,9 @@ let package = Package(
       name: "PhotoWorkerTests", dependencies: ["PhotoWorker", "Events", "Infrastructure", "TestSupport"]),
     .testTarget(
       name: "APNsWorkerTests", dependencies: ["APNsWorker", "Events", "Infrastructure", "TestSupport"]),
+    .testTarget(
+      name: "WebPushWorkerTests",
+      dependencies: ["WebPushWorker", "Events", "Infrastructure", "TestSupport"]),
     .testTarget(
       name: "APNsSandboxTests", dependencies: ["APNsSandbox", "Events", "Infrastructure", "TestSupport"]),
     .testTarget(

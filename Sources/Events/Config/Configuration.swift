@@ -34,6 +34,12 @@ public struct Configuration: Sendable {
   public var webPushHosts: [String]
   /// The installation's ntfy server; nil: no ntfy device can be registered.
   public var ntfyURL: String?
+  /// The VAPID key (a P-256 private key, PEM); the WebPushWorker refuses to start without it.
+  public var webPushVAPIDKeyPath: String?
+  /// The VAPID `sub`: a `mailto:` address or an https URL; required with the key.
+  public var webPushSubject: String?
+  /// CA bundle for a test Web Push service; nil: the system trust store.
+  public var webPushCAFile: String?
   public var httpListen: String
   public var pruneIntervalSeconds: Int
   /// Not in the contract: operational knobs with safe defaults.
@@ -106,6 +112,9 @@ public struct Configuration: Sendable {
       apnsCAFile: try reader.string("MOWDECK_NOTIFICATIONS_APNS_CA_FILE"),
       webPushHosts: try webPushHosts(reader),
       ntfyURL: try reader.url("MOWDECK_NOTIFICATIONS_NTFY_URL"),
+      webPushVAPIDKeyPath: try reader.string("MOWDECK_NOTIFICATIONS_WEBPUSH_VAPID_KEY_PATH"),
+      webPushSubject: try reader.string("MOWDECK_NOTIFICATIONS_WEBPUSH_SUBJECT"),
+      webPushCAFile: try reader.string("MOWDECK_NOTIFICATIONS_WEBPUSH_CA_FILE"),
       httpListen: try reader.listenAddress("MOWDECK_NOTIFICATIONS_HTTP_LISTEN") ?? "0.0.0.0:8080",
       pruneIntervalSeconds: try reader.positive(
         "MOWDECK_NOTIFICATIONS_PRUNE_INTERVAL_SECONDS", 3600),

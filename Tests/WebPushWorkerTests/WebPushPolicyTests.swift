@@ -1,0 +1,46 @@
+import Foundation
+import Infrastructure
+import Testing
+
+@testable import WebPushWorker
+
+/// What each push service answer means, row by row.
+@Suite struct WebPushPolicyTests {
+  func answer(_ status: Int, retryAfter: String? = nil) -> WebPushPolicy.Action {
+    WebPushPolicy.classify(
+      .response(status: status, headers: retryAfter.map { ["retry-after": $0] } ?? [:], body: []))
+  }
+
+  @Test func theAnswersAreClassed() {
+    #expect(answer(201) == .sent(status: 201))
+    #expect(answer(202) == .sent(status: 202))
+    #expect(
+      answer(404) == .failed(status: 404, reason: "subscription_gone", deactivateDevice: true))
+    #expect(
+      answer(410) == .failed(status: 410, reason: "subscription_gone", deactivateDevice: true))
+    #expect(
+      answer(413) == .failed(status: 413, reason: "payload_too_large", deactivateDevice: false))
+    #expect(answer(403) == .failed(status: 403, reason: "vapid_refused", deactivateDevice: false))
+    #expect(answer(400) == .failed(status: 400, reason: "refused", deactivateDevice: false))
+    #expect(
+      answer(429, retryAfter: "7")
+        == .retry(status: 429, reason: "too_many_requests", notBeforeSeconds: 7))
+    #expect(
+      answer(503) == .retry(status: 503, reason: "push_service_error", notBeforeSeconds: nil))
+    #expect(
+      WebPushPolicy.classify(.failure("Connection refused"))
+        == .retry(status: nil, reason: "network: Connection refused", notBeforeSeconds: nil))
+  }
+
+  @Test func retryAfterIsHonouredAndBounded() {
+    #expect(WebPushPolicy.retryAfterSeconds("120") == 120)
+    #expect(WebPushPolicy.retryAfterSeconds(" 5 ") == 5)
+    #expect(WebPushPolicy.retryAfterSeconds("99999") == 3600)
+    #expect(WebPushPolicy.retryAfterSeconds("-1") == nil)
+    #expect(WebPushPolicy.retryAfterSeconds("Wed, 21 Oct 2026 07:28:00 GMT") == nil)
+    for attempt in 1...12 {
+      #expect(WebPushPolicy.retryDelay(attempt: attempt, notBefore: 90) >= 90)
+      #expect(WebPushPolicy.retryDelay(attempt: attempt, notBefore: nil) <= 300)
+    }
+  }
+}
