@@ -50,6 +50,10 @@ enum ImageServeWorker {
       logger: logger
     ).register(in: &router)
     InboxPage.register(in: &router)
+    ServiceWorkerScript.register(in: &router)
+    WebPushKeyRoute(
+      publicKey: WebPushKeyRoute.publicKey(configuration: configuration, logger: logger)
+    ).register(in: &router)
     router.addHealthAndMetrics(pool: pool, nats: nats, metrics: metrics)
 
     let server = try HTTPServer.start(

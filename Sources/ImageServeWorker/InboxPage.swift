@@ -18,7 +18,7 @@ enum InboxPage {
         // Script only from this server, images only from it or the blob URLs it makes.
         (
           "Content-Security-Policy",
-          "default-src 'none'; script-src 'self'; connect-src 'self'; img-src 'self' blob:; style-src 'unsafe-inline'; form-action 'none'; frame-ancestors 'none'"
+          "default-src 'none'; script-src 'self'; worker-src 'self'; connect-src 'self'; img-src 'self' blob:; style-src 'unsafe-inline'; form-action 'none'; frame-ancestors 'none'"
         ),
         ("Referrer-Policy", "no-referrer"),
       ],
@@ -58,6 +58,7 @@ enum InboxPage {
       <input id="token" type="password" autocomplete="off" placeholder="Session token" aria-label="Session token">
       <button type="submit">Show</button>
     </form>
+    <p id="push"><button id="subscribe" type="button" hidden>Notify me on this browser</button></p>
     <p id="status" role="status"></p>
     <ol id="items"></ol>
     <button id="more" type="button" hidden>Older</button>
@@ -147,10 +148,58 @@ enum InboxPage {
         }
       }
 
+      // Web Push: offered when this server has a VAPID key and the browser can subscribe.
+      const subscribe = document.getElementById("subscribe");
+      let serverKey = null;
+
+      function keyBytes(base64url) {
+        const text = atob(base64url.replace(/-/g, "+").replace(/_/g, "/"));
+        return Uint8Array.from(text, function (c) { return c.charCodeAt(0); });
+      }
+
+      async function offerPush() {
+        if (!("serviceWorker" in navigator) || !("PushManager" in window)) return;
+        try {
+          const response = await fetch("/api/v1/notifications/webpush/key");
+          if (!response.ok) return;
+          serverKey = (await response.json()).public_key;
+          subscribe.hidden = false;
+        } catch (error) {
+          // No Web Push offered: the inbox works as before.
+        }
+      }
+
+      subscribe.addEventListener("click", async function () {
+        try {
+          if ((await Notification.requestPermission()) !== "granted") {
+            say("Notifications are blocked for this site in the browser's settings.");
+            return;
+          }
+          const registration = await navigator.serviceWorker.register("/inbox/sw.js");
+          const subscription = await registration.pushManager.subscribe({
+            userVisibleOnly: true, applicationServerKey: keyBytes(serverKey),
+          });
+          const body = Object.assign({ platform: "webpush" }, subscription.toJSON());
+          const response = await fetch("/api/v1/notifications/devices", {
+            method: "POST",
+            headers: { Authorization: "Bearer " + token, "Content-Type": "application/json" },
+            body: JSON.stringify(body),
+          });
+          if (!response.ok) throw new Error("This browser could not be registered (" + response.status + ").");
+          subscribe.hidden = true;
+          say("This browser will be notified.");
+        } catch (error) {
+          say(error.message);
+        }
+      });
+
       function start(value) {
         token = value.trim();
         list.replaceChildren();
-        if (token) load(null);
+        if (token) {
+          load(null);
+          offerPush();
+        }
       }
 
       document.getElementById("session").addEventListener("submit", function (event) {
