@@ -54,6 +54,7 @@ public struct WebPushSandboxHarness: Sendable {
 
   public struct SubscribeFailed: Error, CustomStringConvertible {
     public let description: String
+    public init(description: String) { self.description = description }
   }
 
   /// Starts the sandbox on a free port of 127.0.0.1, recording to `record`.
