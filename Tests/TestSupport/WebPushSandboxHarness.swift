@@ -90,13 +90,19 @@ public struct WebPushSandboxHarness: Sendable {
   ) async throws -> Subscription {
     struct Request: Encodable {
       var answer: Int?
-      var retry_after: Int?
-      var application_server_key: String?
+      var retryAfter: Int?
+      var applicationServerKey: String?
+
+      enum CodingKeys: String, CodingKey {
+        case answer
+        case retryAfter = "retry_after"
+        case applicationServerKey = "application_server_key"
+      }
     }
     let body = WireCoding.encode(
       Request(
-        answer: answer, retry_after: retryAfter,
-        application_server_key: applicationServerKey.map { Base64URL.encode($0) }))
+        answer: answer, retryAfter: retryAfter,
+        applicationServerKey: applicationServerKey.map { Base64URL.encode($0) }))
     let result = await client.send(
       HTTPClientRequest(
         url: "https://127.0.0.1:\(port)/subscriptions",

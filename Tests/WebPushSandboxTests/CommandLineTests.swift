@@ -20,8 +20,10 @@ import Testing
 
   @Test func badOptionsAreRefused() {
     let bad: [[String]] = [
-      ["--key", "k.pem"], ["--cert", "c.pem"], ["--cert", "c", "--key", "k", "--listen", "nowhere"],
-      ["--cert", "c", "--key", "k", "--endpoint-host", "a/b"], ["--cert", "c", "--key", "k", "--x"],
+      ["--key", "k.pem"], ["--cert", "c.pem"],
+      ["--cert", "c", "--key", "k", "--listen", "nowhere"],
+      ["--cert", "c", "--key", "k", "--endpoint-host", "a/b"],
+      ["--cert", "c", "--key", "k", "--x"],
       ["--cert"],
     ]
     for arguments in bad {

@@ -241,7 +241,8 @@ import Testing
       let vapid = try VAPIDAuthorization(key: key, subject: Self.subject)
       let subscription = try await sandbox.subscribe(
         applicationServerKey: key.publicKeyUncompressed)
-      #expect(try await Self.send(Push(), to: subscription, client: client, vapid: vapid).status == 201)
+      #expect(
+        try await Self.send(Push(), to: subscription, client: client, vapid: vapid).status == 201)
       #expect(try await Self.send(Push(), to: subscription, client: client).status == 403)
     }
   }
