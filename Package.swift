@@ -55,6 +55,7 @@ let package = Package(
     .executableTarget(name: "GatewaySimulator", dependencies: ["Events", "Infrastructure"]),
     .executableTarget(
       name: "APNsSandbox", dependencies: ["Events", "Infrastructure", "CNghttp2", "COpenSSL", "CSandboxShim"]),
+    .executableTarget(name: "WebPushSandbox", dependencies: ["Infrastructure"]),
 
     // Benchmarks that print tables (`scripts/bench.sh`); they reuse the test harness.
     .executableTarget(name: "mowdeck-bench", dependencies: ["Events", "Infrastructure", "TestSupport"]),
@@ -76,6 +77,8 @@ let package = Package(
       dependencies: ["WebPushWorker", "Events", "Infrastructure", "TestSupport"]),
     .testTarget(
       name: "APNsSandboxTests", dependencies: ["APNsSandbox", "Events", "Infrastructure", "TestSupport"]),
+    .testTarget(
+      name: "WebPushSandboxTests", dependencies: ["WebPushSandbox", "Infrastructure", "TestSupport"]),
     .testTarget(
       name: "ImageServeWorkerTests", dependencies: ["ImageServeWorker", "Events", "Infrastructure", "TestSupport"]),
     .testTarget(name: "EndToEndTests", dependencies: ["Events", "Infrastructure", "TestSupport"]),

@@ -24,11 +24,19 @@ struct MHD_Daemon *mowdeck_mhd_start(const struct mowdeck_mhd_settings *settings
   unsigned int flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
                        MHD_USE_ERROR_LOG;
   if (settings->address->sa_family == AF_INET6) flags |= MHD_USE_IPv6;
+  int tls = settings->tls_certificate != NULL && settings->tls_key != NULL;
+  if (tls) flags |= MHD_USE_TLS;
   // One thread is no pool, and libmicrohttpd warns at every start when told a pool size of
   // 1 or 0; an array whose first item ends it passes no size at all.
   struct MHD_OptionItem thread_pool[] = {
       {settings->threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END,
        (intptr_t)settings->threads, NULL},
+      {MHD_OPTION_END, 0, NULL},
+  };
+  // The same trick for TLS: without a certificate the array ends at once.
+  struct MHD_OptionItem tls_options[] = {
+      {tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, (void *)settings->tls_key},
+      {MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)settings->tls_certificate},
       {MHD_OPTION_END, 0, NULL},
   };
   return MHD_start_daemon(
@@ -37,6 +45,7 @@ struct MHD_Daemon *mowdeck_mhd_start(const struct mowdeck_mhd_settings *settings
       MHD_OPTION_EXTERNAL_LOGGER, format_log, (void *)settings,
       MHD_OPTION_SOCK_ADDR, settings->address,
       MHD_OPTION_ARRAY, thread_pool,
+      MHD_OPTION_ARRAY, tls_options,
       MHD_OPTION_CONNECTION_LIMIT, settings->connection_limit,
       MHD_OPTION_CONNECTION_TIMEOUT, settings->connection_timeout,
       MHD_OPTION_CONNECTION_MEMORY_LIMIT, settings->connection_memory_limit,

@@ -37,6 +37,10 @@ struct mowdeck_mhd_settings {
   void *completed_cls;
   mowdeck_mhd_log_callback log;
   void *log_cls;
+  /// HTTPS: the PEM certificate chain and private key, NUL-terminated, both or neither;
+  /// NULL serves plain HTTP. They must stay valid until MHD_stop_daemon has returned.
+  const char *tls_certificate;
+  const char *tls_key;
 };
 
 /// Starts a daemon with an epoll thread pool and suspend/resume; NULL on failure.

@@ -1,6 +1,7 @@
 import CMicroHTTPD
 import CMicroHTTPDShim
 import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// An HTTP/1.1 server on libmicrohttpd: a pool of threads, each with its own epoll loop,
@@ -27,12 +28,14 @@ public final class HTTPServer: Sendable {
     /// A suspended request whose work has not answered within this is answered 503 (the
     /// work may go on; its answer is dropped).
     public var workDeadline: Duration
+    /// Serve HTTPS (HTTP/1.1 over TLS, no ALPN) with this certificate; nil serves plain HTTP.
+    public var tls: TLSIdentity?
 
     public init(
       threads: Int = max(2, ProcessInfo.processInfo.activeProcessorCount),
       connectionLimit: Int = 4096, connectionTimeoutSeconds: Int = 30,
       maxBodyBytes: Int = 16 * 1024, maxHeaderBytes: Int = 16 * 1024,
-      workDeadline: Duration = .seconds(30)
+      workDeadline: Duration = .seconds(30), tls: TLSIdentity? = nil
     ) {
       self.threads = threads
       self.connectionLimit = connectionLimit
@@ -40,6 +43,19 @@ public final class HTTPServer: Sendable {
       self.maxBodyBytes = maxBodyBytes
       self.maxHeaderBytes = maxHeaderBytes
       self.workDeadline = workDeadline
+      self.tls = tls
+    }
+  }
+
+  /// A server certificate chain and its private key, both PEM text, handed to libmicrohttpd
+  /// (GnuTLS) as they are: a certificate or key it cannot read makes `start` fail.
+  public struct TLSIdentity: Sendable {
+    public var certificateChainPEM: String
+    public var privateKeyPEM: String
+
+    public init(certificateChainPEM: String, privateKeyPEM: String) {
+      self.certificateChainPEM = certificateChainPEM
+      self.privateKeyPEM = privateKeyPEM
     }
   }
 
@@ -149,11 +165,16 @@ struct DaemonSettings: @unchecked Sendable {
   // Written once here, read by C until `deallocate` after MHD_stop_daemon.
   let pointer: UnsafeMutablePointer<mowdeck_mhd_settings>
   private let address: UnsafeMutablePointer<sockaddr_storage>
+  /// NUL-terminated copies of the TLS certificate and key (nil for plain HTTP).
+  private let certificate: UnsafeMutablePointer<CChar>?
+  private let key: UnsafeMutablePointer<CChar>?
 
   init(address listen: ListenAddress, options: HTTPServer.Options, core: UnsafeMutableRawPointer) {
     address = .allocate(capacity: 1)
     address.initialize(to: listen.storage)
     pointer = .allocate(capacity: 1)
+    certificate = options.tls.map { strdup($0.certificateChainPEM) }
+    key = options.tls.map { strdup($0.privateKeyPEM) }
     let socketAddress = UnsafeRawPointer(address).assumingMemoryBound(to: sockaddr.self)
     pointer.initialize(
       to: mowdeck_mhd_settings(
@@ -162,11 +183,19 @@ struct DaemonSettings: @unchecked Sendable {
         connection_timeout: UInt32(options.connectionTimeoutSeconds),
         connection_memory_limit: options.maxHeaderBytes,
         handler: accessCallback, handler_cls: core, uri: uriCallback, uri_cls: core,
-        completed: completedCallback, completed_cls: core, log: logCallback, log_cls: core))
+        completed: completedCallback, completed_cls: core, log: logCallback, log_cls: core,
+        tls_certificate: certificate.map { UnsafePointer($0) },
+        tls_key: key.map { UnsafePointer($0) }))
   }
 
   func deallocate() {
     pointer.deallocate()
     address.deallocate()
+    free(certificate)
+    if let key {
+      // The private key should not linger in freed memory.
+      memset(key, 0, strlen(key))
+      free(key)
+    }
   }
 }

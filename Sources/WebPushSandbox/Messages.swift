@@ -1,0 +1,51 @@
+import Infrastructure
+
+/// The body of `POST /subscriptions`: how pushes to the new subscription are answered.
+struct SubscriptionRequest: Codable, Equatable, Sendable {
+  var answer: Int?
+  var retryAfter: Int?
+  /// base64url of the application server's VAPID public key (`applicationServerKey`).
+  var applicationServerKey: String?
+
+  enum CodingKeys: String, CodingKey {
+    case answer
+    case retryAfter = "retry_after"
+    case applicationServerKey = "application_server_key"
+  }
+}
+
+/// A browser's `PushSubscription.toJSON()`: `expirationTime` is always written, as null.
+struct SubscriptionJSON: Codable, Equatable, Sendable {
+  struct Keys: Codable, Equatable, Sendable {
+    var p256dh: String
+    var auth: String
+  }
+
+  var endpoint: String
+  var expirationTime: Int?
+  var keys: Keys
+
+  enum CodingKeys: String, CodingKey {
+    case endpoint
+    case expirationTime
+    case keys
+  }
+
+  init(endpoint: String, expirationTime: Int? = nil, keys: Keys) {
+    self.endpoint = endpoint
+    self.expirationTime = expirationTime
+    self.keys = keys
+  }
+
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(endpoint, forKey: .endpoint)
+    try container.encode(expirationTime, forKey: .expirationTime)
+    try container.encode(keys, forKey: .keys)
+  }
+}
+
+/// Why a request to the sandbox itself (not a push) was refused.
+struct ErrorBody: Codable, Equatable, Sendable {
+  var error: String
+}
