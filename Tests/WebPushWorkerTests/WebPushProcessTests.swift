@@ -1,0 +1,150 @@
+import Events
+import Foundation
+import Infrastructure
+import TestSupport
+import Testing
+
+@testable import WebPushWorker
+
+/// The WebPushWorker as a process against the Web Push service double over HTTPS: each
+/// browser gets its alarm encrypted to its subscription with VAPID for the double's origin,
+/// a gone subscription is switched off, a 429 is retried not before its `Retry-After`, and
+/// no key or token reaches the log.
+@Suite(.serialized) struct WebPushProcessTests {
+  static let subject = "mailto:ops@mowdeck.example"
+
+  struct Stack {
+    let db: TestDatabase
+    let sandbox: WebPushSandboxHarness
+    let environment: [String: String]
+
+    init() async throws {
+      db = try await TestDatabase.make()
+      let record = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "webpush-\(UUID()).jsonl")
+      sandbox = try await WebPushSandboxHarness.start(record: record)
+      var environment = try WorkerProcess.environment(
+        database: db, subjectPrefix: uniqueSubjectPrefix())
+      environment["MOWDECK_NOTIFICATIONS_WEBPUSH_VAPID_KEY_PATH"] =
+        sandbox.pki.appendingPathComponent("apns-key.p8").path
+      environment["MOWDECK_NOTIFICATIONS_WEBPUSH_SUBJECT"] = WebPushProcessTests.subject
+      environment["MOWDECK_NOTIFICATIONS_WEBPUSH_CA_FILE"] = sandbox.caFile
+      environment["MOWDECK_METRICS_LISTEN"] = "127.0.0.1:0"
+      self.environment = environment
+      try await Directory(pool: db.pool).addUser(id: "u-1", name: "Owner")
+      try await Directory(pool: db.pool).grant(mowerID: "m-1", userID: "u-1")
+    }
+
+    /// Registers a browser subscribed at the double, answering `answer`.
+    func browser(answer: Int? = nil, retryAfter: Int? = nil) async throws
+      -> WebPushSandboxHarness.Subscription
+    {
+      let subscription = try await sandbox.subscribe(answer: answer, retryAfter: retryAfter)
+      try await Directory(pool: db.pool).addDevice(
+        userID: "u-1",
+        address: try .checkedWebPush(
+          endpoint: subscription.endpoint, p256dh: subscription.keys.p256dh,
+          auth: subscription.keys.auth, allowedHosts: ["localhost"]))
+      return subscription
+    }
+
+    /// One pushed theft alarm queued to every device; returns its event id.
+    func alarm() async throws -> UUID {
+      let eventID = UUID()
+      try await db.pool.query(
+        """
+        WITH alarm AS (
+          INSERT INTO alarms (event_id, mower_id, kind, alarm_class, occurred_at, decided_on,
+                              mower_name, decision, photo, recipients)
+          VALUES (\(eventID), 'm-1', 'mower_lifted', 'theft', now(), now(), 'Robbie',
+                  'pushed', 'none', 1)
+          RETURNING event_id
+        ), notification AS (
+          INSERT INTO notifications (notification_id, event_id, user_id)
+          SELECT gen_random_uuid(), event_id, 'u-1' FROM alarm RETURNING notification_id
+        )
+        INSERT INTO deliveries (notification_id, device_id, platform)
+        SELECT notification_id, device_id, platform FROM notification, devices
+        """)
+      return eventID
+    }
+
+    func stop() { sandbox.stop() }
+  }
+
+  @Test func eachBrowserGetsItsAlarmAndAGoneOneIsSwitchedOff() async throws {
+    let stack = try await Stack()
+    defer { stack.stop() }
+    let good = try await stack.browser()
+    let gone = try await stack.browser(answer: 410)
+    let eventID = try await stack.alarm()
+    let worker = try WorkerProcess("WebPushWorker", environment: stack.environment)
+    defer { worker.stop() }
+    let lines = try await stack.sandbox.waitForRecordLines(2, timeout: .seconds(30))
+    let delivered = try #require(lines.first { $0.subscription == good.id })
+    #expect(delivered.status == 201 && delivered.error == nil)
+    #expect(delivered.vapidAud == stack.sandbox.origin)
+    #expect(delivered.vapidSub == Self.subject)
+    #expect(delivered.urgency == "high")
+    #expect(delivered.topic?.count == 32)
+    let message = try WireCoding.decode(
+      WebPushMessage.self, from: Array((delivered.payload ?? "").utf8))
+    #expect(message.title == "Robbie was lifted")
+    #expect(message.imageURL == nil)
+    #expect(lines.first { $0.subscription == gone.id }?.status == 410)
+
+    try await eventually(timeout: .seconds(20), "both outcomes recorded") {
+      try await stack.db.count(
+        "SELECT count(*) AS n FROM deliveries WHERE state <> 'queued'") == 2
+    }
+    let story = try await EventLog().story(of: eventID, pool: stack.db.pool).map(\.type)
+    #expect(story.filter { $0 == "delivery.sent" }.count == 1)
+    #expect(story.filter { $0 == "delivery.failed" }.count == 1)
+    #expect(story.filter { $0 == "device.deactivated" }.count == 1)
+    #expect(
+      try await stack.db.count(
+        "SELECT count(*) AS n FROM devices WHERE token = \(gone.endpoint) AND NOT active") == 1)
+    // Neither the subscriptions' keys nor a VAPID token is ever logged.
+    for secret in [good.keys.p256dh, good.keys.auth, gone.keys.auth, "vapid t="] {
+      #expect(!worker.log.contains(secret), "\(secret)")
+    }
+  }
+
+  @Test func aTooManyRequestsAnswerIsRetriedNotBeforeItsRetryAfter() async throws {
+    let stack = try await Stack()
+    defer { stack.stop() }
+    _ = try await stack.browser(answer: 429, retryAfter: 90)
+    let eventID = try await stack.alarm()
+    let worker = try WorkerProcess("WebPushWorker", environment: stack.environment)
+    defer { worker.stop() }
+    _ = try await stack.sandbox.waitForRecordLines(1, timeout: .seconds(30))
+    var retry: DeliveryRetryScheduled?
+    try await eventually(timeout: .seconds(20), "the retry to be scheduled") {
+      retry = try await EventLog().story(of: eventID, pool: stack.db.pool)
+        .first { $0.type == "delivery.retry_scheduled" }
+        .map { try $0.decode(DeliveryRetryScheduled.self) }
+      return retry != nil
+    }
+    #expect(retry?.status == 429)
+    #expect(retry?.platform == .webpush)
+    #expect((retry?.retryInMilliseconds ?? 0) >= 90_000)
+    #expect(
+      try await stack.db.count(
+        """
+        SELECT count(*) AS n FROM deliveries
+        WHERE state = 'queued' AND next_attempt_at > now() + interval '80 seconds'
+        """) == 1)
+  }
+
+  @Test func aWorkerWithoutAVAPIDKeyRefusesToStartWithOneLine() async throws {
+    let db = try await TestDatabase.make()
+    let environment = try WorkerProcess.environment(
+      database: db, subjectPrefix: uniqueSubjectPrefix())
+    let result = try await runCommand("WebPushWorker", [], environment: environment)
+    #expect(result.status == 2)
+    #expect(
+      result.output.contains(
+        "WebPushWorker: configuration error: MOWDECK_NOTIFICATIONS_WEBPUSH_VAPID_KEY_PATH is not set"
+      ), "\(result.output)")
+  }
+}
