@@ -16,5 +16,7 @@ struct FanoutOutcome: Sendable, Equatable {
   var reservedImage: Bool = false
   /// The deliveries to offer to an APNs worker once the decision is acknowledged.
   var handoff: DeliveryHandoff? = nil
+  /// Deliveries of other platforms were queued: their workers' doorbell is rung.
+  var queuedOtherPlatforms = false
   var detail: String? = nil
 }

@@ -156,6 +156,7 @@ struct FanoutPlan: Sendable {
     FanoutOutcome(
       kind: isPushed ? .pushed : .suppressed, correlationID: alarm.eventID,
       mowerID: alarm.mowerID, reservedImage: imageID != nil, handoff: handoff,
+      queuedOtherPlatforms: deliveries.contains { $0.device.platform != .apns },
       detail: photoLabel)
   }
 }

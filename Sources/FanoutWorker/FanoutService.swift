@@ -202,6 +202,8 @@ struct FanoutService: Service {
     // one of which costs it its one-second sweep, nothing more.
     if let handoff = outcome.handoff { offers.offer(handoff) }
     if outcome.reservedImage { try? nats.publish(subjects.wakePhotos) }
+    // Browsers' (and later Android's) deliveries are claimed, not handed off: ring now.
+    if outcome.queuedOtherPlatforms { try? nats.publish(subjects.wakeDeliveries) }
     let decided = AlarmDecided(
       streamSequence: message.streamSequence, eventID: outcome.correlationID,
       outcome: outcome.kind.rawValue, mowerID: outcome.mowerID)

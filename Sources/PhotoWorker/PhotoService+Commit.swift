@@ -21,6 +21,10 @@ extension PhotoService {
     while true {
       do {
         let completion = try await store.complete(claim, result: outcome, latencySeconds: latency)
+        // The follow-ups' workers sweep each second; the doorbell sends them now.
+        if case .stored(let followUps) = completion, followUps > 0 {
+          try? nats.publish(subjects.wakeDeliveries)
+        }
         record(claim, outcome, completion, latency, store: (ContinuousClock.now - replied).seconds)
         return
       } catch {
@@ -66,7 +70,7 @@ extension PhotoService {
       "photo outcome",
       [
         "image_id": claim.imageID, "mower_id": claim.mowerID, "outcome": outcome,
-        "stored": completion == .stored, "latency_ms": Int(latency * 1000),
+        "stored": completion != .stale, "latency_ms": Int(latency * 1000),
         "store_us": Int(store * 1_000_000),
       ])
   }

@@ -82,7 +82,8 @@ struct PhotoStore: Sendable {
   }
 
   enum Completion: Sendable, Equatable {
-    case stored
+    /// Written, with this many photo follow-ups queued for the other platforms' workers.
+    case stored(followUps: Int)
     /// Another worker holds the reservation now, or it already ended: nothing written.
     case stale
   }
@@ -128,15 +129,19 @@ struct PhotoStore: Sendable {
           correlationID: claim.eventID)
       }
       var events = [event]
+      var queued = 0
       if case .captured = result {
-        events += try followUps.queue(imageID: claim.imageID, eventID: claim.eventID, tx: tx)
+        let followUpEvents = try followUps.queue(
+          imageID: claim.imageID, eventID: claim.eventID, tx: tx)
+        queued = followUpEvents.count
+        events += followUpEvents
       }
       try eventLog.append(events, in: tx)
       // Last: the row and retention, whose lock is then held only until the commit.
       _ = try images.insert(
         imageID: claim.imageID, eventID: claim.eventID, jpeg: jpeg, failureReason: failureReason,
         tx: tx)
-      return .stored
+      return .stored(followUps: queued)
     }
   }
 }

@@ -80,7 +80,7 @@ import Testing
     let claim = try #require(try await store.claim(limit: 1).first)
     #expect(
       try await store.complete(claim, result: .captured(Self.photo), latencySeconds: 1.2)
-        == .stored)
+        == .stored(followUps: 2))
     let queued = try await followUps(db)
     #expect(queued.map(\.platform) == ["fcm", "webpush"])
     #expect(queued.map(\.endpoint) == ["android-1", "https://push.test/on"])
