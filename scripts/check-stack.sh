@@ -64,11 +64,18 @@ services:
       MOWDECK_NOTIFICATIONS_APNS_SANDBOX_URL: https://apns-sandbox:8443
       MOWDECK_NOTIFICATIONS_APNS_CA_FILE: /run/secrets/test_ca
       MOWDECK_NOTIFICATIONS_APP_URL: http://127.0.0.1:8080
-    secrets: [apns_key, test_ca]
+    secrets: [apns_key, vapid_key, test_ca]
   serve: *to-sandbox
+  webpush:
+    environment:
+      MOWDECK_NOTIFICATIONS_WEBPUSH_CA_FILE: /run/secrets/test_ca
+      MOWDECK_NOTIFICATIONS_WEBPUSH_HOSTS: webpush-sandbox
+      MOWDECK_NOTIFICATIONS_APP_URL: http://127.0.0.1:8080
+    secrets: [apns_key, vapid_key, test_ca]
 secrets:
   apns_key: {file: $dir/pki/apns-key.p8}
   apns_public_key: {file: $dir/pki/apns-key.pub.pem}
+  vapid_key: {file: $dir/pki/apns-key.p8}
   sandbox_cert: {file: $dir/pki/server.pem}
   sandbox_key: {file: $dir/pki/server.key}
   test_ca: {file: $dir/pki/ca.pem}
@@ -83,16 +90,16 @@ echo "check-stack: building mowdeck:latest and starting $file" >&2
 docker build -q --network host "${build_args[@]}" -f deploy/Dockerfile -t mowdeck:latest . \
   >/dev/null
 "${run[@]}" up -d --no-build >&2
-# All 14 containers (postgres, nats, migrate, two replicas of four workers, the prune
-# worker, the camera simulator, the sandbox); each with a health check must report
+# All 17 containers (postgres, nats, migrate, two replicas of five workers, the prune
+# worker, the camera simulator, the two push doubles); each with a health check must report
 # healthy, and migrate must have exited 0.
-expected=14
+expected=17
 for _ in $(seq 120); do
   states=$(docker ps -a --filter "label=com.docker.compose.project=$project" \
     --format '{{.Names}} {{.Status}}')
   count=$(echo "$states" | grep -c . || true)
   unhealthy=$(echo "$states" | grep -v -e '(healthy)' -e 'migrate.*Exited (0)' \
-    -e 'gateway-simulator.*Up' -e 'apns-sandbox.*Up' || true)
+    -e 'gateway-simulator.*Up' -e 'apns-sandbox.*Up' -e 'webpush-sandbox.*Up' || true)
   [ "$count" -eq "$expected" ] && [ -z "$unhealthy" ] && break
   sleep 1
 done

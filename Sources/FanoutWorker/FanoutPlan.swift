@@ -113,7 +113,8 @@ struct FanoutPlan: Sendable {
               deliveryID: delivery.deliveryID, notificationID: delivery.notificationID,
               deviceID: delivery.device.deviceID, platform: delivery.device.platform,
               environment: delivery.device.environment,
-              tokenPrefix: Directory.tokenPrefix(delivery.device.token)),
+              tokenPrefix: Directory.addressPrefix(
+                delivery.device.token, platform: delivery.device.platform)),
             correlationID: id))
       }
       switch photo {

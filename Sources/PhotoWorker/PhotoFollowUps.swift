@@ -29,16 +29,16 @@ struct PhotoFollowUps: Sendable {
       ORDER BY d.notification_id, d.device_id
       ON CONFLICT (notification_id, device_id, followup) DO NOTHING
       RETURNING delivery_id, notification_id, device_id, platform,
-        (SELECT left(token, 8) FROM devices WHERE devices.device_id = deliveries.device_id)
-          AS token_prefix
+        (SELECT token FROM devices WHERE devices.device_id = deliveries.device_id) AS address
       """
     ).map { row in
-      NewEvent(
+      let platform = DevicePlatform(rawValue: try row.string("platform")) ?? .webpush
+      return NewEvent(
         DeliveryQueued(
           deliveryID: try row.uuid("delivery_id"), notificationID: try row.uuid("notification_id"),
-          deviceID: try row.uuid("device_id"),
-          platform: DevicePlatform(rawValue: try row.string("platform")) ?? .webpush,
-          environment: nil, tokenPrefix: try row.string("token_prefix"), followup: true),
+          deviceID: try row.uuid("device_id"), platform: platform, environment: nil,
+          tokenPrefix: Directory.addressPrefix(try row.string("address"), platform: platform),
+          followup: true),
         correlationID: eventID)
     }
   }

@@ -70,7 +70,7 @@ struct WebPushDelivery: Sendable {
   }
 
   /// The endpoint's host: which push service, never the secret path.
-  var tokenPrefix: String { URLComponents(string: endpoint)?.host ?? "" }
+  var tokenPrefix: String { Directory.addressPrefix(endpoint, platform: .webpush) }
 
   var deliveryAttempt: DeliveryAttempt {
     DeliveryAttempt(

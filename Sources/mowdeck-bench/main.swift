@@ -9,7 +9,7 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 guard let which = arguments.first else {
   FileHandle.standardError.write(
     Data(
-      "usage: mowdeck-bench fanout [--rate N] [--seconds N] [--alarms N] [--replicas N]\n       mowdeck-bench photo [--photos N] [--in-flight N] [--flood N]\n       mowdeck-bench prune [--events N] [--alarms N] [--rate N]\n       mowdeck-bench apns [--pushes N] [--rate N] [--seconds N] [--camera-ms N]\n       mowdeck-bench floors [--count N]\n       mowdeck-bench pipeline [--rate N] [--seconds N] [--camera-ms N] [--timeouts-percent N] [--phones-per-second N] [--out DIR]\n       mowdeck-bench matrix [--seconds N] [--out DIR]\n       mowdeck-bench soak [--minutes N] [--rate N] [--out DIR]\n"
+      "usage: mowdeck-bench fanout [--rate N] [--seconds N] [--alarms N] [--replicas N]\n       mowdeck-bench photo [--photos N] [--in-flight N] [--flood N]\n       mowdeck-bench prune [--events N] [--alarms N] [--rate N]\n       mowdeck-bench apns [--pushes N] [--rate N] [--seconds N] [--camera-ms N]\n       mowdeck-bench webpush [--deliveries N] [--subscriptions N]\n       mowdeck-bench floors [--count N]\n       mowdeck-bench pipeline [--rate N] [--seconds N] [--camera-ms N] [--timeouts-percent N] [--phones-per-second N] [--out DIR]\n       mowdeck-bench matrix [--seconds N] [--out DIR]\n       mowdeck-bench soak [--minutes N] [--rate N] [--out DIR]\n"
         .utf8))
   exit(2)
 }
@@ -82,6 +82,12 @@ do {
       seconds: option("seconds", 10), cameraMs: option("camera-ms", 20_000))
     print(
       "apns: pushes over one HTTP/2 connection to the sandbox; alarm to push with a slow camera")
+    print(try await benchmark.run())
+  case "webpush":
+    let benchmark = WebPushBenchmark(
+      db: try await TestDatabase.make(), deliveries: option("deliveries", 5000),
+      subscriptions: option("subscriptions", 100))
+    print("webpush: deliveries per second from one WebPushWorker to the Web Push double (HTTPS)")
     print(try await benchmark.run())
   case "prune":
     let benchmark = PruneBenchmark(

@@ -52,6 +52,12 @@ public struct Directory: Sendable {
   /// never the whole token.
   public static func tokenPrefix(_ token: String) -> String { String(token.prefix(8)) }
 
+  /// What events and logs show of a device's address on its platform: a token's first
+  /// characters, a Web Push endpoint's host (which push service; its path is the secret).
+  public static func addressPrefix(_ address: String, platform: DevicePlatform) -> String {
+    platform == .webpush ? (URLComponents(string: address)?.host ?? "") : tokenPrefix(address)
+  }
+
   /// Registers (or re-activates, or moves to this user) an APNs device token.
   @discardableResult
   public func addDevice(userID: String, token: String, environment: String) async throws -> UUID {
@@ -122,9 +128,7 @@ public struct Directory: Sendable {
       return DeviceListing(
         deviceID: try row.uuid("device_id"), platform: platform,
         environment: try row.optionalString("environment"),
-        // An endpoint's host says which push service; its path is the secret part.
-        addressPrefix: platform == .webpush
-          ? (URLComponents(string: address)?.host ?? "") : Self.tokenPrefix(address),
+        addressPrefix: Self.addressPrefix(address, platform: platform),
         active: try row.bool("active"), registeredAt: try row.date("registered_at"))
     }
   }
