@@ -23,7 +23,7 @@ enum WebPushRequest {
   }
 
   static func make(
-    _ delivery: WebPushDelivery, message: WebPushMessage, vapid: VAPIDAuthorization, now: Date
+    _ delivery: WebPushDelivery, message: WebPushMessage, vapid: VAPIDHeaders, now: Date
   ) throws(Failure) -> HTTPClientRequest {
     guard let key = Base64URL.decode(delivery.p256dh), let secret = Base64URL.decode(delivery.auth)
     else { throw .badKeys }
@@ -36,7 +36,7 @@ enum WebPushRequest {
     }
     let authorization: String
     do {
-      authorization = try vapid.headerValue(endpoint: delivery.endpoint, now: now)
+      authorization = try vapid.value(endpoint: delivery.endpoint, now: now)
     } catch {
       throw .vapid(error)
     }

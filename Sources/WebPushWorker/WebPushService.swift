@@ -9,7 +9,7 @@ import Infrastructure
 struct WebPushService: Service {
   let store: WebPushStore
   let client: HTTPClient
-  let vapid: VAPIDAuthorization
+  let vapid: VAPIDHeaders
   let nats: NATSClient
   let subjects: Subjects
   let configuration: Configuration

@@ -26,8 +26,12 @@ enum WebPushWorker {
       progress: progress, logger: logger)
     let service = WebPushService(
       store: WebPushStore(pool: pool, leaseSeconds: configuration.apnsLeaseSeconds),
-      client: HTTPClient(caFile: configuration.webPushCAFile, threadName: "webpush-http2"),
-      vapid: settings.vapid, nats: nats,
+      // Push services speak HTTP/2 (one connection carries every stream); a service or a
+      // proxy answering in HTTP/1.1 gets up to 8 connections instead of one request at a
+      // time (docs/benchmarks.md, "Web Push").
+      client: HTTPClient(
+        caFile: configuration.webPushCAFile, threadName: "webpush-http2", connectionsPerHost: 8),
+      vapid: VAPIDHeaders(vapid: settings.vapid), nats: nats,
       subjects: Subjects(prefix: configuration.natsSubjectPrefix), configuration: configuration,
       signer: signer, clock: clock, logger: logger, metrics: metrics, progress: progress,
       maxInFlight: maxInFlight)

@@ -30,7 +30,8 @@ import Testing
   {
     try WebPushRequest.make(
       delivery, message: WebPushMessage(delivery: delivery, imageURL: imageURL),
-      vapid: try VAPIDAuthorization(key: Self.vapidKey, subject: "mailto:ops@example.com"),
+      vapid: VAPIDHeaders(
+        vapid: try VAPIDAuthorization(key: Self.vapidKey, subject: "mailto:ops@example.com")),
       now: now)
   }
 
@@ -97,5 +98,26 @@ import Testing
       auth: original.auth, deviceActive: true, imageID: nil, kind: "mower_lifted",
       alarmClass: "theft", mowerName: nil, reason: nil)
     #expect(throws: WebPushRequest.Failure.self) { try make(broken) }
+  }
+}
+
+/// The VAPID header is signed once per push service origin and reused for an hour.
+@Suite struct VAPIDHeadersTests {
+  @Test func oneSignaturePerOriginAndHour() throws {
+    let headers = VAPIDHeaders(
+      vapid: try VAPIDAuthorization(
+        key: try ES256SigningKey.generate(), subject: "mailto:ops@example.com"))
+    let now = Date()
+    let first = try headers.value(endpoint: "https://push.example/a", now: now)
+    #expect(try headers.value(endpoint: "https://push.example/b?x", now: now + 3599) == first)
+    let other = try headers.value(endpoint: "https://other.example/a", now: now)
+    #expect(other != first)
+    #expect(
+      try VAPIDVerifier.verify(headerValue: other, now: now).claims.aud == "https://other.example")
+    let renewed = try headers.value(endpoint: "https://push.example/a", now: now + 3600)
+    #expect(renewed != first)
+    #expect(
+      try VAPIDVerifier.verify(headerValue: renewed, now: now + 3600).claims.exp
+        == Int((now + 3600).timeIntervalSince1970 + VAPIDAuthorization.lifetime))
   }
 }

@@ -15,13 +15,16 @@ enum P256 {
       throw .publicKeyNotUncompressedPoint(length: point.count)
     }
     let key = fromData(selection: publicKeySelection, publicKey: point, privateKey: nil)
-    // `EVP_PKEY_fromdata` already refuses a point off the curve; the full public check also
-    // refuses one outside the prime-order subgroup, whatever the OpenSSL version does.
+    // `EVP_PKEY_fromdata` already refuses a point off the curve; the quick public check
+    // makes sure of it whatever the OpenSSL version does. P-256's cofactor is 1, so a
+    // point on the curve is in the prime-order group: the full check's scalar
+    // multiplication by the order would prove nothing more, and it cost every Web Push
+    // message a third of its elliptic-curve work (docs/benchmarks.md, "Web Push").
     guard let key else {
       ERR_clear_error()
       throw .publicKeyNotOnCurve
     }
-    guard check(key, EVP_PKEY_public_check) else {
+    guard check(key, EVP_PKEY_public_check_quick) else {
       EVP_PKEY_free(key)
       ERR_clear_error()
       throw .publicKeyNotOnCurve

@@ -42,14 +42,19 @@ public final class HTTPClient: @unchecked Sendable {
   private let stopped = DispatchSemaphore(value: 0)
   private let threadName: String
 
-  /// `threadName` (at most 15 characters) names the loop's thread for `top -H` and gdb.
-  public init(caFile: String?, threadName: String) {
+  /// - Parameters:
+  ///   - threadName: at most 15 characters; names the loop's thread for `top -H` and gdb.
+  ///   - connectionsPerHost: 1 for a server known to speak HTTP/2 (APNs), whose one
+  ///     connection carries every stream; more for servers that may answer in HTTP/1.1,
+  ///     where a connection carries one request at a time.
+  public init(caFile: String?, threadName: String, connectionsPerHost: Int = 1) {
     curl_global_init(Int(CURL_GLOBAL_DEFAULT))
     multi = curl_multi_init()!
     self.caFile = caFile
     self.threadName = threadName
     _ = mowdeck_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
-    _ = mowdeck_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, 1)
+    _ = mowdeck_curl_multi_setopt_long(
+      multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, connectionsPerHost))
     _ = mowdeck_curl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, 1000)
     // The loop owns its queue's thread for the client's lifetime, as a pull consumer does.
     DispatchQueue(label: threadName).async { [unowned self] in self.loop() }
