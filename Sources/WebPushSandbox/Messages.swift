@@ -6,11 +6,15 @@ struct SubscriptionRequest: Codable, Equatable, Sendable {
   var retryAfter: Int?
   /// base64url of the application server's VAPID public key (`applicationServerKey`).
   var applicationServerKey: String?
+  /// How long each answer to a push waits (a slow push service, for tests that kill a
+  /// worker with pushes in flight).
+  var delayMs: Int?
 
   enum CodingKeys: String, CodingKey {
     case answer
     case retryAfter = "retry_after"
     case applicationServerKey = "application_server_key"
+    case delayMs = "delay_ms"
   }
 }
 

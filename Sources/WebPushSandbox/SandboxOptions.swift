@@ -27,7 +27,8 @@ struct SandboxOptions: Sendable, Equatable {
                           pushes get: 201 (default), 404, 410, 413, 429, 500 or 503;
                           retry_after (seconds, only with 429 or 503) adds Retry-After;
                           application_server_key (base64url, 65 bytes) binds the
-                          subscription to that VAPID key. Answers 201 with what a browser's
+                          subscription to that VAPID key; delay_ms (0 to 60000) holds each
+                          answer that long (a slow service). Answers 201 with what a browser's
                           PushSubscription.toJSON() gives:
                           {"endpoint":"https://H:PORT/push/ID","expirationTime":null,
                            "keys":{"auth":"<16 bytes>","p256dh":"<65 bytes>"}}

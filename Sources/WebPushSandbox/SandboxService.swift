@@ -54,12 +54,20 @@ struct SandboxService: Service {
     router.add("POST", "/push/{id}") { request in
       guard let origin = state.origin else { return .now(.plain(503)) }
       let id = String(request.parameters[0])
-      let outcome = PushCheck(origin: origin).check(
-        request, id: id, subscription: state.subscriptions[id], now: Date())
-      recorder?.record(outcome.line)
-      logger.debug(
-        "push", ["status": outcome.line.status, "error": outcome.line.error ?? ""])
-      return .now(outcome.response)
+      let subscription = state.subscriptions[id]
+      let delay = subscription?.behaviour.delayMilliseconds ?? 0
+      let answer = { @Sendable () -> HTTPResponse in
+        let outcome = PushCheck(origin: origin).check(
+          request, id: id, subscription: subscription, now: Date())
+        recorder?.record(outcome.line)
+        logger.debug("push", ["status": outcome.line.status, "error": outcome.line.error ?? ""])
+        return outcome.response
+      }
+      guard delay > 0 else { return .now(answer()) }
+      return .later {
+        try? await Task.sleep(for: .milliseconds(delay))
+        return answer()
+      }
     }
     return router
   }

@@ -10,6 +10,8 @@ struct Behaviour: Sendable, Equatable {
   var retryAfter: Int?
   /// The VAPID public key pushes must carry, when the subscription was bound to one.
   var applicationServerKey: [UInt8]?
+  /// Each answer waits this long; the push is recorded when it is answered.
+  var delayMilliseconds = 0
 
   struct Invalid: Error, CustomStringConvertible {
     let description: String
@@ -33,6 +35,12 @@ struct Behaviour: Sendable, Equatable {
         throw Invalid(description: "retry_after must not be negative, got \(seconds)")
       }
       retryAfter = seconds
+    }
+    if let delay = request.delayMs {
+      guard (0...60_000).contains(delay) else {
+        throw Invalid(description: "delay_ms must be from 0 to 60000, got \(delay)")
+      }
+      delayMilliseconds = delay
     }
     if let text = request.applicationServerKey {
       guard let key = Base64URL.decode(text), (try? ES256VerifyingKey(uncompressed: key)) != nil

@@ -86,23 +86,27 @@ public struct WebPushSandboxHarness: Sendable {
   /// Makes a subscription whose valid pushes are answered `answer` (201 unless given), with
   /// `Retry-After: retryAfter` for 429 and 503.
   public func subscribe(
-    answer: Int? = nil, retryAfter: Int? = nil, applicationServerKey: [UInt8]? = nil
+    answer: Int? = nil, retryAfter: Int? = nil, applicationServerKey: [UInt8]? = nil,
+    delayMs: Int? = nil
   ) async throws -> Subscription {
     struct Request: Encodable {
       var answer: Int?
       var retryAfter: Int?
       var applicationServerKey: String?
+      var delayMs: Int?
 
       enum CodingKeys: String, CodingKey {
         case answer
         case retryAfter = "retry_after"
         case applicationServerKey = "application_server_key"
+        case delayMs = "delay_ms"
       }
     }
     let body = WireCoding.encode(
       Request(
         answer: answer, retryAfter: retryAfter,
-        applicationServerKey: applicationServerKey.map { Base64URL.encode($0) }))
+        applicationServerKey: applicationServerKey.map { Base64URL.encode($0) },
+        delayMs: delayMs))
     let result = await client.send(
       HTTPClientRequest(
         url: "https://127.0.0.1:\(port)/subscriptions",

@@ -36,10 +36,11 @@ import Testing
     }
 
     /// Registers a browser subscribed at the double, answering `answer`.
-    func browser(answer: Int? = nil, retryAfter: Int? = nil) async throws
+    func browser(answer: Int? = nil, retryAfter: Int? = nil, delayMs: Int? = nil) async throws
       -> WebPushSandboxHarness.Subscription
     {
-      let subscription = try await sandbox.subscribe(answer: answer, retryAfter: retryAfter)
+      let subscription = try await sandbox.subscribe(
+        answer: answer, retryAfter: retryAfter, delayMs: delayMs)
       try await Directory(pool: db.pool).addDevice(
         userID: "u-1",
         address: try .checkedWebPush(
@@ -146,5 +147,46 @@ import Testing
       result.output.contains(
         "WebPushWorker: configuration error: MOWDECK_NOTIFICATIONS_WEBPUSH_VAPID_KEY_PATH is not set"
       ), "\(result.output)")
+  }
+}
+
+/// A WebPushWorker killed with SIGKILL while its pushes wait for a slow push service: none
+/// is lost, and each one sent twice is sent under the same `Topic`, which replaces rather
+/// than doubles at the service.
+@Suite struct WebPushKillTests {
+  @Test func aWorkerKilledMidBatchLosesNothingAndRepeatsOnlyUnderTheSameTopic() async throws {
+    let stack = try await WebPushProcessTests.Stack()
+    defer { stack.stop() }
+    var browsers: [WebPushSandboxHarness.Subscription] = []
+    for _ in 0..<10 { browsers.append(try await stack.browser(delayMs: 3000)) }
+    for _ in 0..<2 { _ = try await stack.alarm() }
+    var environment = stack.environment
+    // Longer than a batch takes at the slow service (20 answers of 3 s on 8 connections).
+    environment["MOWDECK_APNS_LEASE_SECONDS"] = "12"
+    let first = try WorkerProcess("WebPushWorker", environment: environment)
+    defer { first.stop() }
+    // Killed once it holds all 20 (their answers take 3 s each).
+    try await eventually(timeout: .seconds(30), "the first worker to hold every delivery") {
+      try await stack.db.count(
+        "SELECT count(*) AS n FROM deliveries WHERE lease_token IS NOT NULL AND attempts = 1")
+        == 20
+    }
+    try await Task.sleep(for: .milliseconds(500))
+    first.kill()
+    let second = try WorkerProcess("WebPushWorker", environment: environment)
+    defer { second.stop() }
+    try await eventually(timeout: .seconds(60), "every delivery to be sent") {
+      try await stack.db.count("SELECT count(*) AS n FROM deliveries WHERE state = 'sent'") == 20
+    }
+    let lines = try stack.sandbox.recordLines().filter { $0.status == 201 }
+    let notifications = try await stack.db.pool.query(
+      "SELECT DISTINCT notification_id FROM deliveries")
+    #expect(notifications.count == 2)
+    // Every browser got each alarm; a repeat carries the same Topic as the first sending.
+    for browser in browsers {
+      let topics = lines.filter { $0.subscription == browser.id }.compactMap(\.topic)
+      #expect(Set(topics).count == 2, "\(browser.id): \(topics)")
+    }
+    #expect(lines.count >= 20)
   }
 }
