@@ -132,33 +132,15 @@ struct APNsService: Service {
 
   private func deliver(_ delivery: ClaimedDelivery) async {
     let outcome = await attempt(delivery)
-    var backoff = Backoff(initial: 0.1, maximum: 2)
-    var attempts = 0
-    while true {
-      attempts += 1
-      do {
-        let written = try await outcomes.write(delivery, outcome)
-        if !written { metrics.increment("mowdeck_apns_stale_total") }
-        progress.progressed()
-        return
-      } catch {
-        // An outage is waited out; an outcome PostgreSQL refuses, or one failing in ways
-        // nobody can class, is given up after a few tries: its lease lapses and the
-        // delivery is sent again later (same collapse id), never retried here for ever.
-        let failureClass = (error as? DatabaseError)?.failureClass ?? .unknown
-        if failureClass == .content || (failureClass == .unknown && attempts >= 5) {
-          metrics.increment("mowdeck_apns_outcomes_given_up_total")
-          logger.error(
-            "recording a delivery outcome refused; given up until its lease lapses",
-            ["error": error, "class": failureClass.rawValue, "delivery_id": delivery.deliveryID])
-          return
-        }
-        logger.warning(
-          "recording a delivery failed, retrying",
-          ["error": error, "delivery_id": delivery.deliveryID])
-        // Stopping: the lease lapses and the delivery is sent again (same collapse id).
-        guard await backoff.wait() else { return }
+    let recorder = LeasedOutcome(
+      what: "delivery", givenUpMetric: "mowdeck_apns_outcomes_given_up_total", logger: logger,
+      metrics: metrics)
+    // Given up, the delivery is sent again when its lease lapses, under the same collapse id.
+    await recorder.record(["delivery_id": delivery.deliveryID]) {
+      if try await !outcomes.write(delivery, outcome) {
+        metrics.increment("mowdeck_apns_stale_total")
       }
+      progress.progressed()
     }
   }
 

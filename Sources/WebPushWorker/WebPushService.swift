@@ -59,32 +59,15 @@ struct WebPushService: Service {
 
   private func deliver(_ delivery: WebPushDelivery) async {
     let outcome = await attempt(delivery)
-    var backoff = Backoff(initial: 0.1, maximum: 2)
-    var attempts = 0
-    while true {
-      attempts += 1
-      do {
-        if try await !store.finish(delivery, outcome) {
-          metrics.increment("mowdeck_webpush_stale_total")
-        }
-        progress.progressed()
-        return
-      } catch {
-        // As in the APNs stage: an outage is waited out; an outcome refused, or failing in
-        // ways nobody can class, is given up and the lease lapses (sent again, same Topic).
-        let failureClass = (error as? DatabaseError)?.failureClass ?? .unknown
-        if failureClass == .content || (failureClass == .unknown && attempts >= 5) {
-          metrics.increment("mowdeck_webpush_outcomes_given_up_total")
-          logger.error(
-            "recording a Web Push outcome refused; given up until its lease lapses",
-            ["error": error, "class": failureClass.rawValue, "delivery_id": delivery.deliveryID])
-          return
-        }
-        logger.warning(
-          "recording a Web Push outcome failed, retrying",
-          ["error": error, "delivery_id": delivery.deliveryID])
-        guard await backoff.wait() else { return }
+    let recorder = LeasedOutcome(
+      what: "Web Push", givenUpMetric: "mowdeck_webpush_outcomes_given_up_total",
+      logger: logger, metrics: metrics)
+    // Given up, the delivery is sent again when its lease lapses, under the same Topic.
+    await recorder.record(["delivery_id": delivery.deliveryID]) {
+      if try await !store.finish(delivery, outcome) {
+        metrics.increment("mowdeck_webpush_stale_total")
       }
+      progress.progressed()
     }
   }
 
