@@ -54,8 +54,10 @@ import Testing
     var workers = [try stack.worker(), try stack.worker()]
     defer { for item in workers { item.kill() } }
     // Paced, so that the kills land mid-stream: unpaced, the replay can end within seconds.
+    // At 200/s the stream lasts about 15 s; at 400/s a loaded run once decided all of it
+    // between two kills (a backlog drains faster than it is published).
     let replay = try WorkerProcess(
-      "mowdeck", arguments: ["replay", alarms, "--rate", "400"], environment: stack.environment)
+      "mowdeck", arguments: ["replay", alarms, "--rate", "200"], environment: stack.environment)
     // Kill replicas at random moments while alarms are being decided, and start new ones.
     // Counted on the decisions, not on the replay: on a loaded machine the replay can end
     // before a replica has started, and the stream is then decided after it.
@@ -63,7 +65,7 @@ import Testing
     var killsMidStream = 0
     for round in 0..<4 {
       try await eventually(timeout: .seconds(60), "alarms to flow") {
-        try await stack.db.count("SELECT count(*) AS n FROM ingress_messages") > 150 * (round + 1)
+        try await stack.db.count("SELECT count(*) AS n FROM ingress_messages") > 100 * (round + 1)
       }
       let victim = Int.random(in: 0..<workers.count)
       if try await stack.db.count("SELECT count(*) AS n FROM ingress_messages") < total {

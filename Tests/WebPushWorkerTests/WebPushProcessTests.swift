@@ -190,3 +190,35 @@ import Testing
     #expect(lines.count >= 20)
   }
 }
+
+/// A WebPushWorker stopped with SIGTERM while its pushes wait at a slow push service takes
+/// no new work, finishes the pushes it holds, and exits 0 within its grace: each sent once.
+@Suite struct WebPushShutdownTests {
+  @Test(.timeLimit(.minutes(2)))
+  func aWorkerStoppedWithPushesInFlightSendsEachOnce() async throws {
+    let stack = try await WebPushProcessTests.Stack()
+    defer { stack.stop() }
+    for _ in 0..<6 { _ = try await stack.browser(delayMs: 1000) }
+    for _ in 0..<2 { _ = try await stack.alarm() }
+    var environment = stack.environment
+    let grace = 10
+    environment["MOWDECK_SHUTDOWN_GRACE_SECONDS"] = String(grace)
+    let worker = try WorkerProcess("WebPushWorker", environment: environment)
+    defer { worker.stop() }
+    // Every delivery in the worker's hand before the signal (one not yet claimed would
+    // rightly be left for another worker).
+    try await eventually(timeout: .seconds(20), "every push in flight") {
+      try await stack.db.count(
+        "SELECT count(*) AS n FROM deliveries WHERE state = 'queued' AND lease_token IS NULL")
+        == 0
+    }
+    let started = ContinuousClock.now
+    worker.signal(SIGTERM)
+    let status = try await worker.wait(timeout: .seconds(grace + 5))
+    #expect(status == 0)
+    #expect(ContinuousClock.now - started < .seconds(grace))
+    #expect(
+      try await stack.db.count("SELECT count(*) AS n FROM deliveries WHERE state = 'sent'") == 12)
+    #expect(try stack.sandbox.recordLines().count == 12)
+  }
+}
