@@ -13,10 +13,21 @@ struct ProviderTokenSigner {
     var description: String { "OpenSSL could not sign the provider token" }
   }
 
+  /// The JWT's two JSON parts, as APNs reads them.
+  struct Header: Encodable {
+    let alg = "ES256"
+    let kid: String
+  }
+
+  struct Claims: Encodable {
+    let iss: String
+    let iat: Int64
+  }
+
   func token(issuedAt: Int64) throws(SigningFailed) -> String {
-    let header = JSON.encode(["alg": "ES256", "kid": keyID])
-    let claims = JSON.encode(["iss": teamID, "iat": issuedAt])
-    let input = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(claims.utf8))
+    let header = WireCoding.encode(Header(kid: keyID))
+    let claims = WireCoding.encode(Claims(iss: teamID, iat: issuedAt))
+    let input = Base64URL.encode(header) + "." + Base64URL.encode(claims)
     guard let signature = key.sign(Array(input.utf8)) else { throw SigningFailed() }
     return input + "." + Base64URL.encode(signature)
   }

@@ -8,7 +8,7 @@ struct CheckedPush {
   var token: String?
   var claims: ProviderTokenClaims?
   /// The body parsed as JSON, when it is JSON.
-  var payload: Any?
+  var payload: JSONValue?
   var rejection: Answer?
 }
 
@@ -26,13 +26,14 @@ final class PushCheck {
   func check(_ request: PushRequest, now: Date) -> CheckedPush {
     var result = CheckedPush(token: request.pathToken)
     if request.bodyLength > 0, request.bodyLength <= PushRequest.payloadLimit {
-      result.payload = JSON.value(from: request.body)
+      result.payload = JSONValue.parse(request.body)
     }
     let token = verifier.check(authorization: request.headers["authorization"], now: now)
     result.claims = token.claims
-    result.rejection = firstProblem(
-      request, token: token, payloadIsObject: result.payload is [String: Any]
-    ).map(Answer.init)
+    var payloadIsObject = false
+    if case .object = result.payload { payloadIsObject = true }
+    result.rejection = firstProblem(request, token: token, payloadIsObject: payloadIsObject)
+      .map(Answer.init)
     return result
   }
 

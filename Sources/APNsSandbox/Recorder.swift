@@ -19,13 +19,12 @@ final class Recorder {
   deinit { close(descriptor) }
 
   func record(_ exchange: Exchange, outcome: Exchange.Outcome, connection: Int, stream: Int32) {
-    var line = JSON.encode(
-      Self.line(exchange, outcome: outcome, connection: connection, stream: stream, time: Date()))
-    line.append("\n")
-    let bytes = Array(line.utf8)
+    var line = WireCoding.encode(
+      RecordLine(exchange, outcome: outcome, connection: connection, stream: stream, time: Date()))
+    line.append(UInt8(ascii: "\n"))
     var written = 0
-    while written < bytes.count {
-      let result = bytes.withUnsafeBytes {
+    while written < line.count {
+      let result = line.withUnsafeBytes {
         write(descriptor, $0.baseAddress! + written, $0.count - written)
       }
       if result < 0, errno == EINTR { continue }
@@ -33,44 +32,102 @@ final class Recorder {
       written += result
     }
   }
+}
 
-  /// The keys of one record line (documented in `--help`).
-  static func line(
+/// One record line (its keys documented in `--help`). Every key on every line, `null` when
+/// it does not apply, so readers need no guesswork.
+struct RecordLine: Encodable {
+  /// What the provider token's header and claims said, as far as they were readable; never
+  /// the signature.
+  struct JWT: Encodable {
+    let alg: String?
+    let kid: String?
+    let iss: String?
+    let iat: Int64?
+
+    func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(alg, forKey: .alg)
+      try container.encode(kid, forKey: .kid)
+      try container.encode(iss, forKey: .iss)
+      try container.encode(iat, forKey: .iat)
+    }
+
+    enum CodingKeys: String, CodingKey { case alg, kid, iss, iat }
+  }
+
+  let time: String
+  let connection: Int
+  let stream: Int
+  let method: String?
+  let path: String?
+  let token: String?
+  let headers: [String: String]
+  let jwt: JWT?
+  let payload: JSONValue?
+  let payloadBytes: Int
+  let status: Int?
+  let reason: String?
+  let timestamp: Int64?
+  let apnsID: String
+  let behaviour: String?
+  let outcome: String
+
+  init(
     _ exchange: Exchange, outcome: Exchange.Outcome, connection: Int, stream: Int32, time: Date
-  ) -> [String: Any] {
+  ) {
     let request = exchange.request
-    var headers: [String: Any] = [:]
+    var headers: [String: String] = [:]
     for name in PushRequest.headersOfInterest where name != "authorization" {
       if let value = request.headers[name] { headers[name] = value }
     }
-    // Every key on every line, null when it does not apply, so readers need no guesswork.
-    func orNull(_ value: Any?) -> Any { value ?? JSON.null }
     // Status and reason only for what the client was actually told.
     let told = outcome == .answered
-    let jwt = exchange.checked.claims.map { claims -> Any in
-      [
-        "alg": orNull(claims.algorithm), "kid": orNull(claims.keyID),
-        "iss": orNull(claims.issuer), "iat": orNull(claims.issuedAt),
-      ] as [String: Any]
+    self.time = Timestamp.format(time)
+    self.connection = connection
+    self.stream = Int(stream)
+    method = request.method
+    path = request.path
+    token = exchange.checked.token
+    self.headers = headers
+    jwt = exchange.checked.claims.map {
+      JWT(alg: $0.algorithm, kid: $0.keyID, iss: $0.issuer, iat: $0.issuedAt)
     }
-    let line: [String: Any] = [
-      "time": Timestamp.format(time),
-      "connection": connection,
-      "stream": Int(stream),
-      "method": orNull(request.method),
-      "path": orNull(request.path),
-      "token": orNull(exchange.checked.token),
-      "headers": headers,
-      "jwt": orNull(jwt),
-      "payload": orNull(exchange.checked.payload),
-      "payload_bytes": request.bodyLength,
-      "status": orNull(told ? exchange.answer.status : nil),
-      "reason": orNull(told ? exchange.answer.reason : nil),
-      "timestamp": orNull(told ? exchange.answer.timestamp : nil),
-      "apns_id": exchange.apnsID,
-      "behaviour": orNull(exchange.behaviour),
-      "outcome": outcome.rawValue,
-    ]
-    return line
+    payload = exchange.checked.payload
+    payloadBytes = request.bodyLength
+    status = told ? exchange.answer.status : nil
+    reason = told ? exchange.answer.reason : nil
+    timestamp = told ? exchange.answer.timestamp : nil
+    apnsID = exchange.apnsID
+    behaviour = exchange.behaviour
+    self.outcome = outcome.rawValue
+  }
+
+  enum CodingKeys: String, CodingKey {
+    case time, connection, stream, method, path, token, headers, jwt, payload
+    case payloadBytes = "payload_bytes"
+    case status, reason, timestamp
+    case apnsID = "apns_id"
+    case behaviour, outcome
+  }
+
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(time, forKey: .time)
+    try container.encode(connection, forKey: .connection)
+    try container.encode(stream, forKey: .stream)
+    try container.encode(method, forKey: .method)
+    try container.encode(path, forKey: .path)
+    try container.encode(token, forKey: .token)
+    try container.encode(headers, forKey: .headers)
+    try container.encode(jwt, forKey: .jwt)
+    try container.encode(payload, forKey: .payload)
+    try container.encode(payloadBytes, forKey: .payloadBytes)
+    try container.encode(status, forKey: .status)
+    try container.encode(reason, forKey: .reason)
+    try container.encode(timestamp, forKey: .timestamp)
+    try container.encode(apnsID, forKey: .apnsID)
+    try container.encode(behaviour, forKey: .behaviour)
+    try container.encode(outcome, forKey: .outcome)
   }
 }

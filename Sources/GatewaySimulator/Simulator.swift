@@ -116,7 +116,7 @@ final class Simulator: Service {
 
   private func error(_ code: String, to reply: String) throws {
     try nats.publish(
-      reply, Array(JSON.encode(["error": code]).utf8), contentType: "application/json")
+      reply, WireCoding.encode(CameraErrorReply(error: code)), contentType: "application/json")
   }
 }
 

@@ -83,7 +83,7 @@ enum TraceLine {
     let time =
       elapsed < 1
       ? String(format: "+%.1f ms", elapsed * 1000) : String(format: "+%.2f s", elapsed)
-    let details = TraceValue.fields(of: event.dataJSON).sorted { $0.key < $1.key }.map {
+    let details = JSONValue.fields(of: event.dataJSON).sorted { $0.key < $1.key }.map {
       key, value in "\(key)=\(value.text)"
     }.joined(separator: " ")
     return time.padding(toLength: 12, withPad: " ", startingAt: 0)
@@ -96,13 +96,13 @@ struct TraceEntry: Encodable {
   let position: Int64
   let recordedAt: Date
   let type: String
-  let data: [String: TraceValue]
+  let data: [String: JSONValue]
 
   init(_ event: RecordedEvent) {
     position = event.position
     recordedAt = event.recordedAt
     type = event.type
-    data = TraceValue.fields(of: event.dataJSON)
+    data = JSONValue.fields(of: event.dataJSON)
   }
 
   enum CodingKeys: String, CodingKey {

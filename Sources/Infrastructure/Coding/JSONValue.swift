@@ -1,24 +1,27 @@
-import Infrastructure
-
-/// One value of an event's `data`, as `mowdeck trace` prints it. The trace shows every field
-/// of every event without knowing each type's fields, so that it also prints rows an older
-/// version wrote, or of a type this build does not know; the typed `EventData` is for code
-/// that needs a field.
-enum TraceValue: Codable, Equatable {
+/// Any JSON value, for the few places that carry JSON whose shape they do not know: `mowdeck
+/// trace` prints every field of every event (also rows an older version wrote), and the APNs
+/// sandbox records whatever payload a client sent. Messages of a known shape are `Codable`
+/// structs; this is not for them.
+public enum JSONValue: Codable, Equatable, Sendable {
   case null
   case bool(Bool)
   case integer(Int64)
   case number(Double)
   case string(String)
-  case array([TraceValue])
-  case object([String: TraceValue])
+  case array([JSONValue])
+  case object([String: JSONValue])
 
-  /// The fields of `dataJSON`, by name; none when it is not a JSON object.
-  static func fields(of dataJSON: String) -> [String: TraceValue] {
-    (try? WireCoding.decode([String: TraceValue].self, from: Array(dataJSON.utf8))) ?? [:]
+  /// The members of a JSON object, by name; none when `json` is not one.
+  public static func fields(of json: String) -> [String: JSONValue] {
+    (try? WireCoding.decode([String: JSONValue].self, from: Array(json.utf8))) ?? [:]
   }
 
-  init(from decoder: any Decoder) throws {
+  /// `bytes` as JSON; nil when they are not JSON.
+  public static func parse(_ bytes: [UInt8]) -> JSONValue? {
+    try? WireCoding.decode(JSONValue.self, from: bytes)
+  }
+
+  public init(from decoder: any Decoder) throws {
     let container = try decoder.singleValueContainer()
     if container.decodeNil() {
       self = .null
@@ -30,14 +33,14 @@ enum TraceValue: Codable, Equatable {
       self = .number(number)
     } else if let string = try? container.decode(String.self) {
       self = .string(string)
-    } else if let array = try? container.decode([TraceValue].self) {
+    } else if let array = try? container.decode([JSONValue].self) {
       self = .array(array)
     } else {
-      self = .object(try container.decode([String: TraceValue].self))
+      self = .object(try container.decode([String: JSONValue].self))
     }
   }
 
-  func encode(to encoder: any Encoder) throws {
+  public func encode(to encoder: any Encoder) throws {
     var container = encoder.singleValueContainer()
     switch self {
     case .null: try container.encodeNil()
@@ -50,8 +53,8 @@ enum TraceValue: Codable, Equatable {
     }
   }
 
-  /// As a trace line shows it: text as it is, anything else as JSON (`12`, `true`, `null`).
-  var text: String {
+  /// Text as it is, anything else as JSON (`12`, `true`, `null`), as a trace line shows it.
+  public var text: String {
     if case .string(let string) = self { return string }
     return String(decoding: WireCoding.encode(self), as: UTF8.self)
   }
