@@ -1,44 +1,17 @@
 import COpenSSL
 import Foundation
+import Infrastructure
 
 /// ES256 (ECDSA over P-256 with SHA-256) as JWS uses it: signatures are the raw 64 bytes
 /// r‖s (RFC 7518 section 3.4), while OpenSSL speaks DER `ECDSA-Sig-Value`.
 enum ES256 {
-  /// r‖s to DER; nil unless exactly 64 bytes.
+  // The signature conversions are `ES256SigningKey`'s, shared with the APNs worker.
   static func derSignature(fromRaw raw: [UInt8]) -> [UInt8]? {
-    guard raw.count == 64, let signature = ECDSA_SIG_new() else { return nil }
-    defer { ECDSA_SIG_free(signature) }
-    let r = raw.withUnsafeBufferPointer { BN_bin2bn($0.baseAddress, 32, nil) }
-    let s = raw.withUnsafeBufferPointer { BN_bin2bn($0.baseAddress! + 32, 32, nil) }
-    // ECDSA_SIG_set0 takes ownership of both numbers only when it succeeds.
-    guard let r, let s, ECDSA_SIG_set0(signature, r, s) == 1 else {
-      BN_free(r)
-      BN_free(s)
-      return nil
-    }
-    let length = i2d_ECDSA_SIG(signature, nil)
-    guard length > 0 else { return nil }
-    var der = [UInt8](repeating: 0, count: Int(length))
-    let written = der.withUnsafeMutableBufferPointer { buffer -> Int32 in
-      var cursor = buffer.baseAddress
-      return i2d_ECDSA_SIG(signature, &cursor)
-    }
-    return written == length ? der : nil
+    ES256SigningKey.derSignature(fromRaw: raw)
   }
 
-  /// DER to r‖s; nil for anything that is not one DER signature with 32-byte numbers.
   static func rawSignature(fromDER der: [UInt8]) -> [UInt8]? {
-    der.withUnsafeBufferPointer { buffer -> [UInt8]? in
-      var cursor = buffer.baseAddress
-      guard let signature = d2i_ECDSA_SIG(nil, &cursor, buffer.count) else { return nil }
-      defer { ECDSA_SIG_free(signature) }
-      var out = [UInt8](repeating: 0, count: 64)
-      let fits = out.withUnsafeMutableBufferPointer { raw in
-        BN_bn2binpad(ECDSA_SIG_get0_r(signature), raw.baseAddress, 32) == 32
-          && BN_bn2binpad(ECDSA_SIG_get0_s(signature), raw.baseAddress! + 32, 32) == 32
-      }
-      return fits ? out : nil
-    }
+    ES256SigningKey.rawSignature(fromDER: der)
   }
 
   /// Reads a PEM file into an OpenSSL key with `read` (public or private), checks it is

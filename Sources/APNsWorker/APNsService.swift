@@ -36,7 +36,7 @@ struct APNsService: Service {
       if shutdown.isRequested { handoffs.unsubscribe() }
     }
     defer { refusing.cancel() }
-    let inFlight = Counter()
+    let inFlight = InFlightCounter()
     // The handed-off pushes' short first leases, renewed for those lasting over a second;
     // nearly all end sooner and cost no renewal (ADR 0016).
     let handedOff = LeasesInFlight()
@@ -84,7 +84,8 @@ struct APNsService: Service {
   /// and then the fan-out releases the deliveries to the claim path. The answer goes only
   /// after the pushes have started.
   private func take(
-    _ handoffs: NATSSubscription, leases: LeasesInFlight, inFlight: Counter, doorbell: Doorbell
+    _ handoffs: NATSSubscription, leases: LeasesInFlight, inFlight: InFlightCounter,
+    doorbell: Doorbell
   ) async {
     await withDiscardingTaskGroup { group in
       for await message in handoffs {
@@ -116,7 +117,7 @@ struct APNsService: Service {
   }
 
   private func start(
-    _ delivery: ClaimedDelivery, in group: inout DiscardingTaskGroup, inFlight: Counter,
+    _ delivery: ClaimedDelivery, in group: inout DiscardingTaskGroup, inFlight: InFlightCounter,
     doorbell: Doorbell, afterwards: @escaping @Sendable () async -> Void = {}
   ) async {
     await inFlight.add(1)
@@ -229,16 +230,5 @@ struct APNsService: Service {
         ("content-type", "application/json"),
       ],
       body: payload.body, timeoutSeconds: 10)
-  }
-}
-
-/// How many pushes are in flight.
-actor Counter {
-  private(set) var value = 0
-  /// Returns the new value.
-  @discardableResult
-  func add(_ delta: Int) -> Int {
-    value += delta
-    return value
   }
 }

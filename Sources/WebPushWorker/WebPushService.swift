@@ -26,7 +26,7 @@ struct WebPushService: Service {
     let listener = try doorbell.listen(
       to: subjects.wakeDeliveries, on: nats, queue: "WebPushWorker")
     defer { listener.cancel() }
-    let inFlight = InFlight()
+    let inFlight = InFlightCounter()
     let measuring = Task {
       await progress.keepMeasuring(every: .seconds(2)) {
         let waiting = try await store.waiting()
@@ -125,16 +125,5 @@ struct WebPushService: Service {
     }
     let expiry = Int64(now.timeIntervalSince1970) + Int64(configuration.imageURLTTLSeconds)
     return signer.url(origin: origin, notificationID: delivery.notificationID, expiry: expiry)
-  }
-}
-
-/// How many pushes are in flight.
-actor InFlight {
-  private(set) var value = 0
-  /// Returns the new value.
-  @discardableResult
-  func add(_ delta: Int) -> Int {
-    value += delta
-    return value
   }
 }

@@ -46,13 +46,26 @@ final class PushTail: @unchecked Sendable {
     return lock.withLock { seenNotifications.insert(id).inserted }
   }
 
+  /// The fields of the sandbox's record line this tail reads.
+  private struct RecordLine: Decodable {
+    struct Payload: Decodable {
+      let notificationID: String?
+      let imageURL: String?
+      enum CodingKeys: String, CodingKey {
+        case notificationID = "notification_id"
+        case imageURL = "image_url"
+      }
+    }
+    let time: String
+    let payload: Payload?
+  }
+
   private static func parse(_ line: ArraySlice<UInt8>) -> Push? {
-    guard let object = JSON.object(from: line),
-      let time = (object["time"] as? String).flatMap(Timestamp.parse)
+    guard let record = try? WireCoding.decode(RecordLine.self, from: Array(line)),
+      let time = Timestamp.parse(record.time)
     else { return nil }
-    let payload = object["payload"] as? [String: Any]
     return Push(
-      time: time, notificationID: payload?["notification_id"] as? String,
-      imageURL: payload?["image_url"] as? String)
+      time: time, notificationID: record.payload?.notificationID,
+      imageURL: record.payload?.imageURL)
   }
 }
