@@ -49,7 +49,8 @@ extension PhotoProcessTests {
         "GatewaySimulator",
         arguments: ["--frames", TestServers.repositoryPath("deploy/frames")] + arguments,
         environment: environment)
-      try await eventually(timeout: .seconds(10), "the simulator to listen") {
+      // A bound, not a bet: a loaded run once took over 10 s to start the process.
+      try await eventually(timeout: .seconds(60), "the simulator to listen") {
         process.log.contains("camera simulator listening")
       }
       return process

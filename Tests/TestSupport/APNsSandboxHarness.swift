@@ -50,7 +50,7 @@ public struct APNsSandboxHarness: Sendable {
 }
 
 /// The port a process logged in its `{"msg":"listening","port":N}` line.
-public func listeningPort(of process: WorkerProcess, timeout: Duration = .seconds(15)) async throws
+public func listeningPort(of process: WorkerProcess, timeout: Duration = .seconds(60)) async throws
   -> Int
 {
   var port = 0
