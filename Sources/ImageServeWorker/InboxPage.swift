@@ -169,13 +169,26 @@ enum InboxPage {
         }
       }
 
+      // A push subscription needs an active service worker; a first registration is still
+      // installing when `register` resolves.
+      function activated(registration) {
+        const worker = registration.installing || registration.waiting;
+        if (registration.active || !worker) return Promise.resolve(registration);
+        return new Promise(function (resolve, reject) {
+          worker.addEventListener("statechange", function () {
+            if (worker.state === "activated") resolve(registration);
+            if (worker.state === "redundant") reject(new Error("The notification helper could not be installed."));
+          });
+        });
+      }
+
       subscribe.addEventListener("click", async function () {
         try {
           if ((await Notification.requestPermission()) !== "granted") {
             say("Notifications are blocked for this site in the browser's settings.");
             return;
           }
-          const registration = await navigator.serviceWorker.register("/inbox/sw.js");
+          const registration = await activated(await navigator.serviceWorker.register("/inbox/sw.js"));
           const subscription = await registration.pushManager.subscribe({
             userVisibleOnly: true, applicationServerKey: keyBytes(serverKey),
           });

@@ -4,11 +4,12 @@ import Infrastructure
 import TestSupport
 import Testing
 
-/// Issue 22's whole path: a browser subscribed through the serving process's registration
-/// route gets a theft alarm's text at once, then the photo as a follow-up that replaces it,
-/// through real processes (FanoutWorker, PhotoWorker, WebPushWorker, ImageServeWorker, the
-/// camera simulator) and the Web Push service double over HTTPS; the follow-up's signed
-/// image URL then answers the photo.
+/// Issue 22's whole path: a browser subscribed through `/inbox` (headless Chromium clicking
+/// "Notify me on this browser") gets a theft alarm's text at once, then the photo as a
+/// follow-up that replaces it in place, through real processes (FanoutWorker, PhotoWorker,
+/// WebPushWorker, ImageServeWorker, the camera simulator), the Web Push service double over
+/// HTTPS and the page's own service worker; the follow-up's signed image URL then answers
+/// the photo. What stands in for the browser's push service is told in `BrowserPushDriver`.
 @Suite struct WebPushEndToEndTests {
   @Test func aBrowserGetsTheAlarmAtOnceAndThePhotoAsAFollowUp() async throws {
     let db = try await TestDatabase.make()
@@ -44,23 +45,29 @@ import Testing
       processes.append(try WorkerProcess(name, environment: environment))
     }
 
-    // The page's registration: the subscription as the browser gives it, plus the platform.
-    let subscription = try await pushService.subscribe()
-    let client = HTTPClient(caFile: nil, threadName: "e2e-client")
-    defer { client.shutdown() }
-    let registered = await client.send(
-      HTTPClientRequest(
-        url: "http://127.0.0.1:\(port)/api/v1/notifications/devices",
-        headers: [("authorization", "Bearer \(session)"), ("content-type", "application/json")],
-        body: Array(
-          (#"{"platform":"webpush","endpoint":"\#(subscription.endpoint)","expirationTime":null,"#
-            + #""keys":{"p256dh":"\#(subscription.keys.p256dh)","auth":"\#(subscription.keys.auth)"}}"#)
-            .utf8), timeoutSeconds: 10))
-    guard case .response(let status, _, _) = registered else {
-      Issue.record("no answer to the registration: \(registered)")
-      return
-    }
-    #expect(status == 201)
+    // A person opens the inbox in Chromium and clicks "Notify me on this browser": the page
+    // installs the service worker, subscribes with the server's VAPID key and registers the
+    // subscription with its session.
+    let vapidPEM = try #require(
+      FileManager.default.contents(
+        atPath: environment["MOWDECK_NOTIFICATIONS_WEBPUSH_VAPID_KEY_PATH"]!))
+    let serverKey = try #require(ES256SigningKey(pem: Array(vapidPEM))).publicKeyUncompressed
+    let subscription = try await pushService.subscribe(applicationServerKey: serverKey)
+    let browser = try BrowserPushDriver(
+      BrowserPushDriver.Settings(
+        pageURL: "http://127.0.0.1:\(port)/inbox#token=\(session)",
+        origin: "http://127.0.0.1:\(port)", expectedKey: Base64URL.encode(serverKey),
+        subscription: subscription, record: webRecord.path, pushes: 2))
+    defer { browser.stop() }
+    let subscribed = try await browser.wait(for: "subscribed")
+    #expect(subscribed.status == "This browser will be notified.", "\(subscribed) \(browser.errors())")
+    #expect(subscribed.calls?.map(\.key) == [Base64URL.encode(serverKey)])
+    #expect(subscribed.calls?.first?.userVisibleOnly == true)
+    let devices = try await db.pool.query(
+      "SELECT platform, token, active FROM devices WHERE user_id = 'u-1'")
+    #expect(devices.count == 1)
+    #expect(try devices.first?.string("platform") == "webpush")
+    #expect(try devices.first?.string("token") == subscription.endpoint)
 
     let publishedAt = Date()
     let published = try await runCommand(
@@ -84,6 +91,18 @@ import Testing
     #expect(followUp.tag == messages[0].tag && lines[0].topic == lines[1].topic)
     let imageURL = try #require(followUp.imageURL)
     #expect(imageURL.hasPrefix("http://127.0.0.1:\(port)/api/v1/notifications/push-images/"))
+    // The browser showed the alarm's text, then the same notification (same tag) again,
+    // quietly, with the photo: one notification, replaced in place.
+    let first = try await browser.wait(for: "push 1")
+    let second = try await browser.wait(for: "push 2")
+    #expect(await browser.exitStatus() == 0, "\(browser.lines()) \(browser.errors())")
+    let shownFirst = try #require(first.notifications, "\(first)")
+    let shownSecond = try #require(second.notifications, "\(second)")
+    #expect(shownFirst.count == 1 && shownSecond.count == 1, "\(shownFirst) \(shownSecond)")
+    #expect(shownFirst.first?.title == "Robbie was lifted")
+    #expect(shownFirst.first?.tag == messages[0].tag && shownFirst.first?.image == nil)
+    #expect(shownSecond.first?.tag == messages[0].tag)
+    #expect(shownSecond.first?.image == imageURL && shownSecond.first?.silent == true)
     // The browser shows the photo from the owner's server with the signed URL alone.
     let photo = FileManager.default.temporaryDirectory.appendingPathComponent(
       "e2e-webpush-\(UUID()).jpg")

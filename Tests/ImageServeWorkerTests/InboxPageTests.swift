@@ -9,10 +9,7 @@ import Testing
 /// The web inbox as a person sees it: the page opened in headless Chromium, its script run,
 /// then the DOM read back. Skipped, with the reason, only where no Chromium is installed.
 @Suite struct InboxPageTests {
-  static let chromium = [
-    "/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome",
-  ]
-  .first { FileManager.default.isExecutableFile(atPath: $0) }
+  static let chromium = HeadlessBrowser.chromium
 
   @Test(.enabled(if: chromium != nil, "chromium is not installed (apt-get install chromium)"))
   func thePageListsTheItemsAndShowsEachPhotoUnderItsItem() async throws {
@@ -101,9 +98,8 @@ import Testing
     // Waited for without blocking: the server's request tasks need the cooperative pool.
     let process = try ChildProcess(
       executable: chromium!,
-      arguments: [
-        "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-        "--user-data-dir=\(profile.path)", "--virtual-time-budget=10000", "--dump-dom", url,
+      arguments: HeadlessBrowser.flags(profile: profile.path) + [
+        "--virtual-time-budget=10000", "--dump-dom", url,
       ], environment: ProcessInfo.processInfo.environment, output: dump, errors: "/dev/null")
     _ = await process.exitStatus()
     let data = FileManager.default.contents(atPath: dump) ?? Data()

@@ -10,8 +10,7 @@ import Testing
 /// this browser" in headless Chromium, and the service worker's push handler run in Node.js
 /// with a decrypted message (no real push service can reach a test browser).
 @Suite struct WebPushBrowserTests {
-  static let node = ["/usr/bin/node", "/usr/bin/nodejs"]
-    .first { FileManager.default.isExecutableFile(atPath: $0) }
+  static let node = HeadlessBrowser.node
 
   /// The test PKI's P-256 key (the APNs one) serves as a VAPID key.
   static func keySettings() throws -> [String: String] {
