@@ -60,7 +60,8 @@ import Testing
         subscription: subscription, record: webRecord.path, pushes: 2))
     defer { browser.stop() }
     let subscribed = try await browser.wait(for: "subscribed")
-    #expect(subscribed.status == "This browser will be notified.", "\(subscribed) \(browser.errors())")
+    #expect(
+      subscribed.status == "This browser will be notified.", "\(subscribed) \(browser.errors())")
     #expect(subscribed.calls?.map(\.key) == [Base64URL.encode(serverKey)])
     #expect(subscribed.calls?.first?.userVisibleOnly == true)
     let devices = try await db.pool.query(
