@@ -7,7 +7,7 @@ import Infrastructure
 /// with backoff, deactivates dead tokens, never waits for the camera.
 struct APNsService: Service {
   let store: DeliveryStore
-  let outcomes: OutcomeWriter
+  let outcomes: OutcomeWriter<DeliveryStore>
   let client: HTTPClient
   let token: ProviderToken
   let nats: NATSClient
@@ -46,14 +46,8 @@ struct APNsService: Service {
       ) { try await store.renew(handoffLeases: $0) }
     }
     defer { renewer.cancel() }
-    // What waits: the due deliveries nobody holds, and the pushes this worker has in flight.
     let measuring = Task {
-      await progress.keepMeasuring(every: .seconds(2)) {
-        let waiting = try await store.waiting()
-        return StageProgress.Reading(
-          count: waiting.claimable + (await inFlight.value),
-          oldestAgeSeconds: waiting.oldestAgeSeconds)
-      }
+      await store.leases.keepMeasuring(platform: .apns, inFlight: inFlight, into: progress)
     }
     defer { measuring.cancel() }
     logger.info(

@@ -3,7 +3,7 @@ import FoundationEssentials
 import Infrastructure
 
 /// A delivery this worker holds, with everything its push needs.
-struct ClaimedDelivery: Sendable {
+struct ClaimedDelivery: LeasedDelivery {
   let deliveryID: UUID
   let notificationID: UUID
   let eventID: UUID

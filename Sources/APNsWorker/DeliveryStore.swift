@@ -3,43 +3,26 @@ import FoundationEssentials
 import Infrastructure
 
 /// The APNs stage's reads and writes: claiming due deliveries with a lease, and ending
-/// attempts, each fenced by its lease token, several to a transaction (ADR 0009, 0014).
-struct DeliveryStore: Sendable {
+/// attempts, each fenced by its lease token, several to a transaction (ADR 0009, 0014). The
+/// claim, the waiting count and the fenced end are every platform's (`DeliveryLeases`,
+/// `LeaseEnd`); what is APNs's own is its delivery row and its dead-token rule.
+struct DeliveryStore: OutcomeStore {
   let pool: DatabasePool
   /// Longer than a request can take (10 s timeout): a delivery whose worker died is sent
   /// again after this, which the collapse id makes harmless on the phone.
   let leaseSeconds: Int
   private let eventLog = EventLog()
 
+  var leases: DeliveryLeases { DeliveryLeases(pool: pool, leaseSeconds: leaseSeconds) }
+
   func claim(limit: Int) async throws -> [ClaimedDelivery] {
-    let lease = leaseSeconds
-    // One statement: atomic on its own, so no BEGIN and COMMIT round trips around it.
-    return try await pool.query(
-      """
-      WITH due AS (
-        SELECT delivery_id FROM deliveries
-        WHERE state = 'queued' AND platform = 'apns' AND next_attempt_at <= now()
-          AND (lease_expires_at IS NULL OR lease_expires_at < now())
-        ORDER BY next_attempt_at
-        LIMIT \(limit)
-        FOR UPDATE SKIP LOCKED
-      ), claimed AS (
-        UPDATE deliveries d
-        SET lease_token = nextval('lease_tokens'),
-            lease_expires_at = now() + make_interval(secs => \(lease)),
-            attempts = d.attempts + 1
-        FROM due WHERE d.delivery_id = due.delivery_id
-        RETURNING d.delivery_id, d.notification_id, d.device_id, d.lease_token, d.attempts,
-                  d.created_at
-      )
-      SELECT c.*, v.token, v.environment, v.active, v.registered_at, n.image_id, n.event_id,
-             a.kind, a.mower_name, a.reason
-      FROM claimed c
-      JOIN devices v ON v.device_id = c.device_id
-      JOIN notifications n ON n.notification_id = c.notification_id
-      JOIN alarms a ON a.event_id = n.event_id
-      """
-    ).map { try ClaimedDelivery(row: $0) }
+    try await leases.claim(platform: .apns, limit: limit).map { try ClaimedDelivery(row: $0) }
+  }
+
+  /// What waits for the APNs stage: deliveries due and held by nobody (any worker could
+  /// take them now), and how long the oldest due delivery has waited since it was queued.
+  func waiting() async throws -> (claimable: Int, oldestAgeSeconds: Double) {
+    try await leases.waiting(platform: .apns)
   }
 
   /// Extends to the full lease the handed-off deliveries of these lease tokens that are
@@ -54,7 +37,7 @@ struct DeliveryStore: Sendable {
       """)
   }
 
-  enum Outcome: Sendable {
+  enum Outcome: DeliveryOutcome {
     case sent(apnsID: String?, status: Int, latencyMs: Int, hasImage: Bool)
     case retry(status: Int?, reason: String, afterSeconds: Double)
     case failed(status: Int?, reason: String, deactivateDevice: Bool, apnsTimestamp: Int64?)
@@ -68,22 +51,7 @@ struct DeliveryStore: Sendable {
     guard !items.isEmpty else { return [] }
     let eventLog = eventLog
     return try await pool.withTransaction { tx in
-      let ended = try Set(
-        tx.query(
-          """
-          UPDATE deliveries d SET state = u.state, lease_token = NULL, lease_expires_at = NULL,
-            finished_at = CASE WHEN u.state = 'queued' THEN NULL ELSE now() END,
-            next_attempt_at = now() + make_interval(secs => u.retry_after)
-          FROM unnest(\(PostgresArray(items.map(\.delivery.deliveryID)))::uuid[],
-                      \(PostgresArray(items.map { String($0.delivery.leaseToken) }))::bigint[],
-                      \(PostgresArray(items.map { $0.outcome.state }))::text[],
-                      \(PostgresArray(items.map { String($0.outcome.retryAfter) }))::float8[])
-            WITH ORDINALITY AS u(delivery_id, lease_token, state, retry_after, item)
-          WHERE d.delivery_id = u.delivery_id AND d.lease_token = u.lease_token
-            AND d.state = 'queued'
-          RETURNING u.item
-          """
-        ).map { try $0.int("item") - 1 })
+      let ended = try DeliveryLeases.end(items, in: tx)
       // Dead tokens. A 410's timestamp says when the token stopped being valid; a device
       // registered again after it (the app reinstalled, perhaps while this push was in
       // flight) keeps its token. So `registered_at` is checked in the statement that
@@ -107,17 +75,10 @@ struct DeliveryStore: Sendable {
             """
           ).map { try $0.uuid("device_id") })
       }
-      var events: [NewEvent] = []
-      for index in items.indices where ended.contains(index) {
-        let (delivery, outcome) = items[index]
-        events.append(outcome.event(for: delivery))
-        if deciding[delivery.deviceID] == index, switchedOff.contains(delivery.deviceID),
-          let deactivation = outcome.deactivationEvent(for: delivery)
-        {
-          events.append(deactivation)
-        }
-      }
-      try eventLog.append(events, in: tx)
+      try eventLog.append(
+        DeliveryLeases.events(
+          items, ended: ended, deciding: deciding, switchedOff: switchedOff),
+        in: tx)
       return items.indices.map { ended.contains($0) }
     }
   }

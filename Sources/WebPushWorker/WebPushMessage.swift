@@ -24,7 +24,7 @@ struct WebPushMessage: Codable, Equatable, Sendable {
   /// padding delimiter once the header is counted; texts are cut to stay well inside.
   static let maximumTextCharacters = 1000
 
-  init(delivery: WebPushDelivery, imageURL: String?) {
+  init(delivery: ChannelDelivery, imageURL: String?) {
     let text = AlarmText(
       kind: delivery.kind, mowerName: delivery.mowerName, reason: delivery.reason)
     let id = delivery.notificationID.uuidString.lowercased()

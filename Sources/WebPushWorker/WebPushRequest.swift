@@ -15,7 +15,7 @@ enum WebPushRequest {
 
     var description: String {
       switch self {
-      case .badKeys: return "the subscription's keys are not base64url"
+      case .badKeys: return "the subscription's keys are missing or not base64url"
       case .encryption(let error): return "encrypting failed: \(error)"
       case .vapid(let error): return "signing VAPID failed: \(error)"
       }
@@ -23,9 +23,10 @@ enum WebPushRequest {
   }
 
   static func make(
-    _ delivery: WebPushDelivery, message: WebPushMessage, vapid: VAPIDHeaders, now: Date
+    _ delivery: ChannelDelivery, message: WebPushMessage, vapid: VAPIDHeaders, now: Date
   ) throws(Failure) -> HTTPClientRequest {
-    guard let key = Base64URL.decode(delivery.p256dh), let secret = Base64URL.decode(delivery.auth)
+    guard let keys = delivery.webPushKeys, let key = Base64URL.decode(keys.p256dh),
+      let secret = Base64URL.decode(keys.auth)
     else { throw .badKeys }
     let body: [UInt8]
     do {
@@ -36,15 +37,15 @@ enum WebPushRequest {
     }
     let authorization: String
     do {
-      authorization = try vapid.value(endpoint: delivery.endpoint, now: now)
+      authorization = try vapid.value(endpoint: delivery.address, now: now)
     } catch {
       throw .vapid(error)
     }
     let age = now.timeIntervalSince(delivery.createdAt)
-    let ttl = max(0, Int(WebPushPolicy.maximumAgeSeconds - age))
+    let ttl = max(0, Int(ChannelBackoff.maximumAgeSeconds - age))
     let urgent = delivery.alarmClass == "theft" || delivery.alarmClass == "error"
     return HTTPClientRequest(
-      url: delivery.endpoint,
+      url: delivery.address,
       headers: [
         ("authorization", authorization),
         ("content-encoding", "aes128gcm"),

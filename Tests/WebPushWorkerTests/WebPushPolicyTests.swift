@@ -1,3 +1,4 @@
+import Events
 import Foundation
 import Infrastructure
 import Testing
@@ -6,7 +7,7 @@ import Testing
 
 /// What each push service answer means, row by row.
 @Suite struct WebPushPolicyTests {
-  func answer(_ status: Int, retryAfter: String? = nil) -> WebPushPolicy.Action {
+  func answer(_ status: Int, retryAfter: String? = nil) -> ChannelAnswer {
     WebPushPolicy.classify(
       .response(status: status, headers: retryAfter.map { ["retry-after": $0] } ?? [:], body: []))
   }
@@ -30,17 +31,5 @@ import Testing
     #expect(
       WebPushPolicy.classify(.failure("Connection refused"))
         == .retry(status: nil, reason: "network: Connection refused", notBeforeSeconds: nil))
-  }
-
-  @Test func retryAfterIsHonouredAndBounded() {
-    #expect(WebPushPolicy.retryAfterSeconds("120") == 120)
-    #expect(WebPushPolicy.retryAfterSeconds(" 5 ") == 5)
-    #expect(WebPushPolicy.retryAfterSeconds("99999") == 3600)
-    #expect(WebPushPolicy.retryAfterSeconds("-1") == nil)
-    #expect(WebPushPolicy.retryAfterSeconds("Wed, 21 Oct 2026 07:28:00 GMT") == nil)
-    for attempt in 1...12 {
-      #expect(WebPushPolicy.retryDelay(attempt: attempt, notBefore: 90) >= 90)
-      #expect(WebPushPolicy.retryDelay(attempt: attempt, notBefore: nil) <= 300)
-    }
   }
 }

@@ -14,18 +14,22 @@ import Testing
   static let vapidKey = try! ES256SigningKey.generate()
 
   static func delivery(
-    followup: Bool = false, alarmClass: String = "theft", createdAt: Date = Date()
-  ) -> WebPushDelivery {
-    WebPushDelivery(
+    followup: Bool = false, alarmClass: String = "theft", createdAt: Date = Date(),
+    keys: ChannelDelivery.WebPushKeys? = keys
+  ) -> ChannelDelivery {
+    ChannelDelivery(
       deliveryID: UUID(), notificationID: UUID(uuidString: "0f8e2f4c-1111-4222-8333-944455556666")!,
       eventID: UUID(), leaseToken: 1, attempt: 1, createdAt: createdAt, followup: followup,
-      deviceID: UUID(), endpoint: "https://push.example.com:8443/send/secret?x=1",
-      p256dh: Base64URL.encode(browser.publicKeyUncompressed), auth: Base64URL.encode(secret),
+      platform: .webpush, deviceID: UUID(),
+      address: "https://push.example.com:8443/send/secret?x=1", webPushKeys: keys,
       deviceActive: true, imageID: UUID(), kind: "mower_lifted", alarmClass: alarmClass,
       mowerName: "Robbie", reason: nil)
   }
 
-  func make(_ delivery: WebPushDelivery, imageURL: String? = nil, now: Date = Date()) throws
+  static let keys = ChannelDelivery.WebPushKeys(
+    p256dh: Base64URL.encode(browser.publicKeyUncompressed), auth: Base64URL.encode(secret))
+
+  func make(_ delivery: ChannelDelivery, imageURL: String? = nil, now: Date = Date()) throws
     -> HTTPClientRequest
   {
     try WebPushRequest.make(
@@ -42,7 +46,7 @@ import Testing
   @Test func theAlarmsMessageIsEncryptedToTheBrowserWithVAPIDForTheOrigin() throws {
     let delivery = Self.delivery()
     let request = try make(delivery)
-    #expect(request.url == delivery.endpoint)
+    #expect(request.url == delivery.address)
     let headers = headers(request)
     #expect(headers["content-encoding"] == "aes128gcm")
     #expect(headers["urgency"] == "high")
@@ -89,15 +93,10 @@ import Testing
   }
 
   @Test func keysThatCannotBeUsedAreATypedFailure() {
-    let original = Self.delivery()
-    let broken = WebPushDelivery(
-      deliveryID: original.deliveryID, notificationID: original.notificationID,
-      eventID: original.eventID, leaseToken: 1, attempt: 1, createdAt: Date(), followup: false,
-      deviceID: original.deviceID, endpoint: original.endpoint,
-      p256dh: Base64URL.encode([4] + [UInt8](repeating: 1, count: 64)),
-      auth: original.auth, deviceActive: true, imageID: nil, kind: "mower_lifted",
-      alarmClass: "theft", mowerName: nil, reason: nil)
-    #expect(throws: WebPushRequest.Failure.self) { try make(broken) }
+    let offTheCurve = ChannelDelivery.WebPushKeys(
+      p256dh: Base64URL.encode([4] + [UInt8](repeating: 1, count: 64)), auth: Self.keys.auth)
+    #expect(throws: WebPushRequest.Failure.self) { try make(Self.delivery(keys: offTheCurve)) }
+    #expect(throws: WebPushRequest.Failure.self) { try make(Self.delivery(keys: nil)) }
   }
 }
 

@@ -1,0 +1,39 @@
+import FoundationEssentials
+import Infrastructure
+
+/// The wiring every channel worker shares, out of its `main.swift` so that tests can build
+/// their own: the pool, NATS, metrics, `/healthz` and the loop around the worker's channel.
+public enum ChannelWorker {
+  /// Pushes one worker keeps in flight: each push service gets one HTTP/2 connection (or
+  /// HTTP/1.1 ones) from the channel's client.
+  public static let maxInFlight = 200
+
+  public static func make<Channel: PushChannel>(
+    _ channel: Channel, configuration: Configuration, logger: Logger, clock: any WallClock
+  ) throws -> MonitoredService<ChannelService<Channel>> {
+    let signer = try SigningKeys.signer(configuration: configuration)
+    let pool = DatabasePool(
+      url: configuration.databaseURL, applicationName: channel.workerName,
+      maxConnections: configuration.databasePoolSize)
+    let nats = try NATSClient.connect(
+      url: configuration.natsURL, name: channel.workerName, logger: logger)
+    let metrics = Metrics()
+    let progress = StageProgress(
+      stage: channel.platform.rawValue, stallLimit: .seconds(configuration.stallSeconds),
+      metrics: metrics)
+    let endpoint = try MonitoringEndpoint.start(
+      listen: configuration.metricsListen, pool: pool, nats: nats, metrics: metrics,
+      progress: progress, logger: logger)
+    let service = ChannelService(
+      channel: channel,
+      // The lease outlasts a request (10 s timeout), as the APNs stage's does.
+      store: ChannelStore(pool: pool, leaseSeconds: configuration.apnsLeaseSeconds),
+      nats: nats, subjects: Subjects(prefix: configuration.natsSubjectPrefix),
+      photos: PhotoLinks(
+        signer: signer, origin: configuration.imageBaseURL,
+        ttlSeconds: configuration.imageURLTTLSeconds),
+      clock: clock, logger: logger, metrics: metrics, progress: progress,
+      maxInFlight: maxInFlight)
+    return MonitoredService(service, endpoint: endpoint)
+  }
+}
