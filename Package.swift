@@ -56,6 +56,7 @@ let package = Package(
     .executableTarget(
       name: "APNsSandbox", dependencies: ["Events", "Infrastructure", "CNghttp2", "COpenSSL", "CSandboxShim"]),
     .executableTarget(name: "WebPushSandbox", dependencies: ["Infrastructure"]),
+    .executableTarget(name: "FCMSandbox", dependencies: ["Infrastructure"]),
 
     // Benchmarks that print tables (`scripts/bench.sh`); they reuse the test harness.
     .executableTarget(name: "mowdeck-bench", dependencies: ["Events", "Infrastructure", "TestSupport"]),
@@ -79,6 +80,8 @@ let package = Package(
       name: "APNsSandboxTests", dependencies: ["APNsSandbox", "Events", "Infrastructure", "TestSupport"]),
     .testTarget(
       name: "WebPushSandboxTests", dependencies: ["WebPushSandbox", "Infrastructure", "TestSupport"]),
+    .testTarget(
+      name: "FCMSandboxTests", dependencies: ["FCMSandbox", "Infrastructure", "TestSupport"]),
     .testTarget(
       name: "ImageServeWorkerTests", dependencies: ["ImageServeWorker", "Events", "Infrastructure", "TestSupport"]),
     .testTarget(name: "EndToEndTests", dependencies: ["Events", "Infrastructure", "TestSupport"]),

@@ -3,34 +3,21 @@ import Foundation
 import Infrastructure
 
 /// Appends one JSON line per push to the `--record` file, so that tests and the local stack
-/// can see what reached "Apple". Each line is one `write(2)` on a file opened with
-/// `O_APPEND`: a reader never sees half a line, and nothing is lost if the sandbox is
-/// killed (there is no buffer to flush).
+/// can see what reached "Apple" (one `write(2)` per line: see `JSONLinesFile`).
 final class Recorder {
-  private let descriptor: Int32
+  private let file: JSONLinesFile
 
   init(path: String) throws(SandboxError) {
-    descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-    guard descriptor >= 0 else {
-      throw SandboxError(.unreadableFile(path: path), detail: SandboxError.systemError("open"))
+    do {
+      file = try JSONLinesFile(path: path)
+    } catch {
+      throw SandboxError(.unreadableFile(path: path), detail: error.reason)
     }
   }
 
-  deinit { close(descriptor) }
-
   func record(_ exchange: Exchange, outcome: Exchange.Outcome, connection: Int, stream: Int32) {
-    var line = WireCoding.encode(
+    file.append(
       RecordLine(exchange, outcome: outcome, connection: connection, stream: stream, time: Date()))
-    line.append(UInt8(ascii: "\n"))
-    var written = 0
-    while written < line.count {
-      let result = line.withUnsafeBytes {
-        write(descriptor, $0.baseAddress! + written, $0.count - written)
-      }
-      if result < 0, errno == EINTR { continue }
-      guard result > 0 else { return }
-      written += result
-    }
   }
 }
 

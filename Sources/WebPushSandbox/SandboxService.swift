@@ -8,7 +8,7 @@ struct SandboxService: Service {
   let options: SandboxOptions
   let logger: Logger
   private let tls: HTTPServer.TLSIdentity
-  private let recorder: Recorder?
+  private let recorder: JSONLinesFile?
 
   init(options: SandboxOptions, logger: Logger) throws {
     self.options = options
@@ -16,8 +16,8 @@ struct SandboxService: Service {
     tls = HTTPServer.TLSIdentity(
       certificateChainPEM: try Self.read(options.certificatePath),
       privateKeyPEM: try Self.read(options.privateKeyPath))
-    recorder = try options.recordPath.map { path throws(Recorder.CannotOpen) in
-      try Recorder(path: path)
+    recorder = try options.recordPath.map { path throws(JSONLinesFile.CannotOpen) in
+      try JSONLinesFile(path: path)
     }
   }
 
@@ -46,7 +46,7 @@ struct SandboxService: Service {
     await server.run()
   }
 
-  static func router(state: SandboxState, recorder: Recorder?, logger: Logger) -> HTTPRouter {
+  static func router(state: SandboxState, recorder: JSONLinesFile?, logger: Logger) -> HTTPRouter {
     var router = HTTPRouter()
     router.add("POST", "/subscriptions") { request in
       .now(subscribe(request, state: state, logger: logger))
@@ -59,7 +59,7 @@ struct SandboxService: Service {
       let answer = { @Sendable () -> HTTPResponse in
         let outcome = PushCheck(origin: origin).check(
           request, id: id, subscription: subscription, now: Date())
-        recorder?.record(outcome.line)
+        recorder?.append(outcome.line)
         logger.debug("push", ["status": outcome.line.status, "error": outcome.line.error ?? ""])
         return outcome.response
       }

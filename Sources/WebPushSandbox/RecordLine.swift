@@ -1,5 +1,4 @@
 import Foundation
-import Infrastructure
 
 /// One record line: what a push carried and what it was answered. Every key is always
 /// written, null when it does not apply, so that readers need no guesswork.
@@ -38,40 +37,5 @@ struct RecordLine: Codable, Equatable, Sendable {
     try container.encode(vapidAud, forKey: .vapidAud)
     try container.encode(payload, forKey: .payload)
     try container.encode(payloadBytes, forKey: .payloadBytes)
-  }
-}
-
-/// Appends one JSON line per push to the `--record` file. Each line is one `write(2)` on a
-/// file opened with `O_APPEND`: a reader never sees half a line, lines written from several
-/// server threads never interleave, and nothing is lost if the sandbox is killed.
-final class Recorder: Sendable {
-  private let descriptor: Int32
-
-  struct CannotOpen: Error, CustomStringConvertible {
-    let path: String
-    let reason: String
-    var description: String { "cannot open the record file \(path): \(reason)" }
-  }
-
-  init(path: String) throws(CannotOpen) {
-    descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-    guard descriptor >= 0 else {
-      throw CannotOpen(path: path, reason: String(cString: strerror(errno)))
-    }
-  }
-
-  deinit { close(descriptor) }
-
-  func record(_ line: RecordLine) {
-    let bytes = WireCoding.encode(line) + [UInt8(ascii: "\n")]
-    var written = 0
-    while written < bytes.count {
-      let result = bytes.withUnsafeBytes {
-        write(descriptor, $0.baseAddress! + written, $0.count - written)
-      }
-      if result < 0, errno == EINTR { continue }
-      guard result > 0 else { return }
-      written += result
-    }
   }
 }
