@@ -40,6 +40,17 @@ public struct Configuration: Sendable {
   public var webPushSubject: String?
   /// CA bundle for a test Web Push service; nil: the system trust store.
   public var webPushCAFile: String?
+  /// The Google service-account JSON the FCMWorker signs its OAuth grant with; it refuses
+  /// to start without it.
+  public var fcmCredentialsPath: String?
+  /// FCM HTTP v1's origin (a test double's in tests).
+  public var fcmURL: String
+  /// CA bundle for a test FCM double; nil: the system trust store.
+  public var fcmCAFile: String?
+  /// An access token for the ntfy server; nil: publish without one.
+  public var ntfyToken: String?
+  /// CA bundle for a test ntfy server; nil: the system trust store.
+  public var ntfyCAFile: String?
   public var httpListen: String
   public var pruneIntervalSeconds: Int
   /// Not in the contract: operational knobs with safe defaults.
@@ -115,6 +126,11 @@ public struct Configuration: Sendable {
       webPushVAPIDKeyPath: try reader.string("MOWDECK_NOTIFICATIONS_WEBPUSH_VAPID_KEY_PATH"),
       webPushSubject: try reader.string("MOWDECK_NOTIFICATIONS_WEBPUSH_SUBJECT"),
       webPushCAFile: try reader.string("MOWDECK_NOTIFICATIONS_WEBPUSH_CA_FILE"),
+      fcmCredentialsPath: try reader.string("MOWDECK_NOTIFICATIONS_FCM_CREDENTIALS_PATH"),
+      fcmURL: try reader.url("MOWDECK_NOTIFICATIONS_FCM_URL") ?? "https://fcm.googleapis.com",
+      fcmCAFile: try reader.string("MOWDECK_NOTIFICATIONS_FCM_CA_FILE"),
+      ntfyToken: try reader.string("MOWDECK_NOTIFICATIONS_NTFY_TOKEN"),
+      ntfyCAFile: try reader.string("MOWDECK_NOTIFICATIONS_NTFY_CA_FILE"),
       httpListen: try reader.listenAddress("MOWDECK_NOTIFICATIONS_HTTP_LISTEN") ?? "0.0.0.0:8080",
       pruneIntervalSeconds: try reader.positive(
         "MOWDECK_NOTIFICATIONS_PRUNE_INTERVAL_SECONDS", 3600),
