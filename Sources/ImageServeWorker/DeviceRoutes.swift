@@ -3,6 +3,7 @@ import FoundationEssentials
 import Infrastructure
 
 /// The signed-in user's devices (Directory does the writing, docs/interfaces.md#devices):
+/// - `GET /api/v1/notifications/devices` lists them (the web inbox's device list),
 /// - `POST /api/v1/notifications/devices` registers a device of any platform, and
 ///   `DELETE /api/v1/notifications/devices/<device_id>` removes one of the user's own;
 /// - `POST` and `DELETE /api/v1/notifications/apns-devices` with a JSON body
@@ -20,6 +21,7 @@ struct DeviceRoutes: Sendable {
   func register(in router: inout HTTPRouter) {
     router.add("POST", Self.pattern) { request in .later { await add(request) } }
     router.add("DELETE", Self.pattern) { request in .later { await remove(request) } }
+    router.get(Self.registrationPattern) { request in .later { await list(request) } }
     router.add("POST", Self.registrationPattern) { request in
       .later { await addAny(request) }
     }
@@ -117,6 +119,14 @@ struct DeviceRoutes: Sendable {
         let id = try await auth.directory.addDevice(userID: user, address: address)
         return .json(201, DeviceRegistered(deviceID: id, address: address, ntfyURL: offer.ntfyURL))
       }
+    }
+  }
+
+  private func list(_ request: HTTPRequest) async -> HTTPResponse {
+    await databaseWork(Self.registrationPattern, logger: logger) {
+      guard let user = try await auth.user(of: request) else { return SessionAuth.unauthorized }
+      let devices = try await auth.directory.devices(ofUser: user)
+      return .json(200, DeviceListAnswer(devices: devices.map(DeviceListAnswer.Device.init)))
     }
   }
 

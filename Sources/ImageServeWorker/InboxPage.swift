@@ -50,6 +50,8 @@ enum InboxPage {
       li.item p { margin: .2rem 0; }
       .meta, .photo-status, #status { color: #666; font-size: .9rem; }
       img.photo { display: block; max-width: 100%; margin-top: .5rem; border-radius: 4px; }
+      #devices { list-style: none; padding: 0; }
+      li.device { display: flex; justify-content: space-between; gap: .5rem; padding: .25rem 0; }
     </style>
     </head>
     <body>
@@ -59,6 +61,10 @@ enum InboxPage {
       <button type="submit">Show</button>
     </form>
     <p id="push"><button id="subscribe" type="button" hidden>Notify me on this browser</button></p>
+    <section id="devices-section" hidden>
+      <h2>Devices notified</h2>
+      <ul id="devices"></ul>
+    </section>
     <p id="status" role="status"></p>
     <ol id="items"></ol>
     <button id="more" type="button" hidden>Older</button>
@@ -148,6 +154,52 @@ enum InboxPage {
         }
       }
 
+      // The user's devices of every platform, each with a button that removes it.
+      const devices = document.getElementById("devices");
+      const devicesSection = document.getElementById("devices-section");
+      const platformNames = { apns: "iPhone or iPad", webpush: "Browser", fcm: "Android", ntfy: "ntfy" };
+
+      function renderDevice(device) {
+        const node = element("li", "device");
+        node.dataset.deviceId = device.device_id;
+        node.dataset.platform = device.platform;
+        const name = (platformNames[device.platform] || device.platform) + " · " + device.address;
+        node.appendChild(element("span", "name", device.active ? name : name + " (switched off)"));
+        const remove = element("button", "remove", "Remove");
+        remove.type = "button";
+        remove.addEventListener("click", async function () {
+          remove.disabled = true;
+          try {
+            const response = await fetch("/api/v1/notifications/devices/" + device.device_id,
+              { method: "DELETE", headers: { Authorization: "Bearer " + token } });
+            // 404: already gone (removed from another page).
+            if (response.status !== 204 && response.status !== 404) {
+              throw new Error("The device could not be removed (" + response.status + ").");
+            }
+            node.remove();
+            devicesSection.hidden = devices.children.length === 0;
+            say("The device was removed.");
+          } catch (error) {
+            remove.disabled = false;
+            say(error.message);
+          }
+        });
+        node.appendChild(remove);
+        devices.appendChild(node);
+      }
+
+      async function loadDevices() {
+        try {
+          const response = await get("/api/v1/notifications/devices");
+          if (!response.ok) return;
+          devices.replaceChildren();
+          (await response.json()).devices.forEach(renderDevice);
+          devicesSection.hidden = devices.children.length === 0;
+        } catch (error) {
+          // The inbox works without the list.
+        }
+      }
+
       // Web Push: offered when this server has a VAPID key and the browser can subscribe.
       const subscribe = document.getElementById("subscribe");
       let serverKey = null;
@@ -201,6 +253,7 @@ enum InboxPage {
           if (!response.ok) throw new Error("This browser could not be registered (" + response.status + ").");
           subscribe.hidden = true;
           say("This browser will be notified.");
+          loadDevices();
         } catch (error) {
           say(error.message);
         }
@@ -212,6 +265,7 @@ enum InboxPage {
         if (token) {
           load(null);
           offerPush();
+          loadDevices();
         }
       }
 

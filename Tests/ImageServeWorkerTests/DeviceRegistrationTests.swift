@@ -89,6 +89,34 @@ import Testing
     }
   }
 
+  @Test func theListGivesTheUsersOwnDevicesWithTheStartOfTheirAddressesOnly() async throws {
+    try await ServeFixture.with { fixture in
+      try await fixture.seedDirectory()
+      let session = try await fixture.session(for: "u1")
+      let token = String(repeating: "c", count: 64)
+      _ = try await post(fixture, #"{"platform": "apns", "token": "\#(token)"}"#, session: session)
+      _ = try await post(
+        fixture, #"{"platform": "fcm", "token": "fcm-secret-token"}"#,
+        session: try await fixture.session(for: "u2"))
+      let listed = try await RawHTTP.request(
+        fixture.port, method: "GET", target: DeviceRoutes.registrationPattern,
+        headers: ["Authorization": "Bearer \(session)"])
+      #expect(listed.status == 200)
+      let answer = try WireCoding.decode(DeviceListAnswer.self, from: listed.body)
+      #expect(answer.devices.count == 1)
+      #expect(answer.devices.first?.platform == "apns")
+      #expect(answer.devices.first?.address == "cccccccc")
+      #expect(answer.devices.first?.environment == "production")
+      #expect(answer.devices.first?.active == true)
+      let text = String(decoding: listed.body, as: UTF8.self)
+      #expect(!text.contains(token) && !text.contains("fcm-secret"))
+      let refused = try await RawHTTP.request(
+        fixture.port, method: "GET", target: DeviceRoutes.registrationPattern,
+        headers: ["Authorization": "Bearer nobody"])
+      #expect(refused.status == 401)
+    }
+  }
+
   @Test func anEndpointOffTheAllowedPushServicesIsRefused() async throws {
     try await ServeFixture.with { fixture in
       try await fixture.seedDirectory()

@@ -60,6 +60,45 @@ import Testing
     }
   }
 
+  @Test(.enabled(if: chromium != nil, "chromium is not installed (apt-get install chromium)"))
+  func thePageListsTheUsersDevicesOfEveryPlatformAndRemovesOneOnAClick() async throws {
+    try await ServeFixture.with(["MOWDECK_NOTIFICATIONS_NTFY_URL": "https://ntfy.example"]) {
+      fixture in
+      try await fixture.seedDirectory()
+      let directory = Directory(pool: fixture.db.pool)
+      let phone = try await directory.addDevice(
+        userID: "u1",
+        address: .apns(token: String(repeating: "ab", count: 32), environment: "production"))
+      let android = try await directory.addDevice(userID: "u1", address: .fcm(token: "fcm-token:1"))
+      _ = try await directory.addDevice(userID: "u1", address: DeviceAddress.newNtfyTopic())
+      _ = try await directory.addDevice(
+        userID: "u1",
+        address: .webPush(
+          endpoint: "https://fcm.googleapis.com/fcm/send/abc", p256dh: "k", auth: "a"))
+      // Another user's device is never listed.
+      _ = try await directory.addDevice(userID: "u2", address: .fcm(token: "someone-else"))
+      let token = try await fixture.session(for: "u1")
+      let listed = "document.querySelectorAll('li.device').length"
+      let dom = try await BrowserClick.run(
+        BrowserClick.Settings(
+          pageURL: "http://127.0.0.1:\(fixture.port)/inbox#token=\(token)",
+          ready: "\(listed) === 4",
+          click:
+            "document.querySelector('li.device[data-device-id=\"\(android.uuidString.lowercased())\"] button.remove').click()",
+          done: "\(listed) === 3"))
+      let platforms = dom.components(separatedBy: "data-platform=\"").dropFirst().map {
+        String($0.prefix { $0 != "\"" })
+      }
+      #expect(platforms == ["apns", "ntfy", "webpush"], "\(dom)")
+      #expect(dom.contains("iPhone or iPad · abababab"))
+      #expect(dom.contains("Browser · fcm.googleapis.com"))
+      #expect(dom.contains("The device was removed."))
+      let left = try await directory.devices(ofUser: "u1").map(\.deviceID)
+      #expect(left.count == 3 && left.contains(phone) && !left.contains(android))
+      #expect(try await directory.devices(ofUser: "u2").count == 1)
+    }
+  }
+
   struct Item {
     let itemID: String
     let title: String
