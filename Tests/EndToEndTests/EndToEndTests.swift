@@ -54,8 +54,7 @@ import Testing
         _ = try await runShellOffThePool("'\(script)' restart-nats '\(servers.path)'")
         log.append("restarted nats-server")
       } else {
-        let names = ["FanoutWorker", "PhotoWorker", "APNsWorker", "ImageServeWorker"]
-        let name = names.randomElement()!
+        let name = PipelineStack.workerNames.randomElement()!
         let index = Int.random(in: 0..<2)
         stack.kill(name, index)
         try stack.restart(name, index)

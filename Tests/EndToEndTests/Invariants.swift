@@ -30,11 +30,13 @@ struct Invariants {
       collapseByToken[token + " " + notification, default: []].insert(collapse)
       notificationsPushed.insert(notification)
     }
-    let deliveries = try await db.count("SELECT count(*) AS n FROM deliveries")
+    let deliveries = try await db.count(
+      "SELECT count(*) AS n FROM deliveries WHERE platform = 'apns'")
     #expect(collapseByToken.count == deliveries, "every (device, notification) reached APNs")
     let withDevices = try await db.count(
-      "SELECT count(DISTINCT notification_id) AS n FROM deliveries")
+      "SELECT count(DISTINCT notification_id) AS n FROM deliveries WHERE platform = 'apns'")
     #expect(notificationsPushed.count == withDevices)
+    try await checkWebPush()
 
     // 3. Every reserved photo ended, within the photo timeout plus a margin of its reservation.
     try await eventually(timeout: .seconds(60), "every photo to end") {
@@ -64,7 +66,9 @@ struct Invariants {
       """
       SELECT n.notification_id::text AS id, r.state FROM notifications n
       JOIN photo_reservations r ON r.image_id = n.image_id
-      WHERE EXISTS (SELECT 1 FROM deliveries d WHERE d.notification_id = n.notification_id)
+      WHERE EXISTS (
+        SELECT 1 FROM deliveries d
+        WHERE d.notification_id = n.notification_id AND d.platform = 'apns')
       """)
     let tls = try TLSFront(to: port)
     defer { tls.stop() }
@@ -113,5 +117,57 @@ struct Invariants {
         """)
       #expect((item["has_image"] as? Bool) == (stored == 1), "\(id)")
     }
+  }
+
+  /// Every user's browser got each alarm once (a repeat only under the same `Topic`), and a
+  /// follow-up with the photo exactly for the captured photos, none for a failed one.
+  private func checkWebPush() async throws {
+    let db = stack.db
+    // The follow-ups queued are exactly one per captured photo and browser of its recipients.
+    let followUpsWanted = try await db.count(
+      """
+      SELECT count(*) AS n FROM notifications n
+      JOIN photo_reservations r ON r.image_id = n.image_id AND r.state = 'captured'
+      JOIN deliveries d ON d.notification_id = n.notification_id AND d.platform = 'webpush'
+        AND NOT d.followup
+      """)
+    let followUps = try await db.count(
+      "SELECT count(*) AS n FROM deliveries WHERE platform = 'webpush' AND followup")
+    #expect(followUps == followUpsWanted && followUps > 0, "\(followUps) of \(followUpsWanted)")
+    let afterAFailure = try await db.count(
+      """
+      SELECT count(*) AS n FROM deliveries d JOIN notifications n USING (notification_id)
+      JOIN photo_reservations r ON r.image_id = n.image_id
+      WHERE d.followup AND r.state <> 'captured'
+      """)
+    #expect(afterAFailure == 0)
+
+    // What the browsers got, decrypted by the double.
+    struct Message: Decodable {
+      let notificationID: String
+      let tag: String
+      let imageURL: String?
+      enum CodingKeys: String, CodingKey {
+        case notificationID = "notification_id"
+        case tag
+        case imageURL = "image_url"
+      }
+    }
+    var got: Set<String> = []
+    for line in try stack.webPush.recordLines() where line.status == 201 {
+      let message = try WireCoding.decode(Message.self, from: Array((line.payload ?? "").utf8))
+      #expect(message.tag == message.notificationID)
+      let topic = message.notificationID.replacingOccurrences(of: "-", with: "")
+      #expect(line.topic == topic, "the Topic names the notification")
+      #expect(stack.browsers[line.subscription] != nil, "a push to an unknown subscription")
+      if let url = message.imageURL {
+        #expect(url.contains("/api/v1/notifications/push-images/\(message.notificationID)?"))
+      }
+      got.insert(
+        "\(line.subscription) \(message.notificationID) \(message.imageURL != nil)")
+    }
+    let wanted = try await db.count(
+      "SELECT count(*) AS n FROM deliveries WHERE platform = 'webpush'")
+    #expect(got.count == wanted, "every Web Push delivery reached its browser once or more")
   }
 }

@@ -3,12 +3,16 @@ import Foundation
 import Infrastructure
 import TestSupport
 
-/// The whole pipeline as processes: two replicas of every worker, the camera simulator and
-/// the APNs sandbox over HTTP/2 and TLS, on one schema and subject prefix.
+/// The whole pipeline as processes: two replicas of every worker, the camera simulator, the
+/// APNs sandbox over HTTP/2 and TLS and the Web Push double over TLS (every user of the
+/// fleet has a browser subscribed beside their phones), on one schema and subject prefix.
 final class PipelineStack: @unchecked Sendable {
   let db: TestDatabase
   let subjects: Subjects
   let record: URL
+  let webPush: WebPushSandboxHarness
+  /// Each user's browser subscription, by the endpoint's last segment (as record lines name it).
+  private(set) var browsers: [String: String] = [:]
   var environment: [String: String]
   private(set) var workers: [String: [WorkerProcess]] = [:]
   private var others: [WorkerProcess] = []
@@ -33,11 +37,31 @@ final class PipelineStack: @unchecked Sendable {
     record = base.record
     environment = base.environment
     others = [base.sandbox.process, base.simulator]
-    for name in ["FanoutWorker", "PhotoWorker", "APNsWorker", "ImageServeWorker"] {
+    webPush = try await WebPushSandboxHarness.start(
+      environment: environment,
+      record: FileManager.default.temporaryDirectory.appendingPathComponent(
+        "e2e-webpush-\(UUID()).jsonl"))
+    environment.merge(webPush.workerEnvironment) { $1 }
+    let directory = Directory(pool: db.pool)
+    for row in try await db.pool.query("SELECT user_id FROM users ORDER BY user_id") {
+      let user = try row.string("user_id")
+      let browser = try await webPush.subscribe()
+      _ = try await directory.addDevice(
+        userID: user,
+        address: .webPush(
+          endpoint: browser.endpoint, p256dh: browser.keys.p256dh, auth: browser.keys.auth))
+      browsers[browser.id] = user
+    }
+    for name in Self.workerNames {
       workers[name] = try (0..<2).map { _ in try WorkerProcess(name, environment: environment) }
     }
     workers["PruneWorker"] = [try WorkerProcess("PruneWorker", environment: environment)]
   }
+
+  /// The workers run as two replicas each.
+  static let workerNames = [
+    "FanoutWorker", "PhotoWorker", "APNsWorker", "WebPushWorker", "ImageServeWorker",
+  ]
 
   /// Replaces a replica by a new process (after a kill).
   func restart(_ name: String, _ index: Int) throws {
@@ -49,6 +73,7 @@ final class PipelineStack: @unchecked Sendable {
   func stopAll() {
     for list in workers.values { for item in list { item.stop() } }
     for item in others { item.stop() }
+    webPush.stop()
   }
 
   func mowdeck(_ arguments: String...) async throws -> (status: Int32, output: String) {

@@ -80,6 +80,18 @@ public struct WebPushSandboxHarness: Sendable {
   /// The test CA, for the clients that push to the sandbox.
   public var caFile: String { pki.appendingPathComponent("ca.pem").path }
 
+  /// What a WebPushWorker and the serving process need to push to this double: the test
+  /// PKI's P-256 key as the VAPID key, a subject, the test CA, and the endpoint host allowed.
+  public var workerEnvironment: [String: String] {
+    [
+      "MOWDECK_NOTIFICATIONS_WEBPUSH_VAPID_KEY_PATH": pki.appendingPathComponent("apns-key.p8")
+        .path,
+      "MOWDECK_NOTIFICATIONS_WEBPUSH_SUBJECT": "mailto:ops@mowdeck.example",
+      "MOWDECK_NOTIFICATIONS_WEBPUSH_CA_FILE": caFile,
+      "MOWDECK_NOTIFICATIONS_WEBPUSH_HOSTS": endpointHost,
+    ]
+  }
+
   /// `https://<endpoint host>:<port>`: the `aud` pushes must carry.
   public var origin: String { "https://\(endpointHost):\(port)" }
 
