@@ -57,6 +57,7 @@ let package = Package(
       name: "APNsSandbox", dependencies: ["Events", "Infrastructure", "CNghttp2", "COpenSSL", "CSandboxShim"]),
     .executableTarget(name: "WebPushSandbox", dependencies: ["Infrastructure"]),
     .executableTarget(name: "FCMSandbox", dependencies: ["Infrastructure"]),
+    .executableTarget(name: "NtfySandbox", dependencies: ["Infrastructure"]),
 
     // Benchmarks that print tables (`scripts/bench.sh`); they reuse the test harness.
     .executableTarget(name: "mowdeck-bench", dependencies: ["Events", "Infrastructure", "TestSupport"]),
@@ -82,6 +83,8 @@ let package = Package(
       name: "WebPushSandboxTests", dependencies: ["WebPushSandbox", "Infrastructure", "TestSupport"]),
     .testTarget(
       name: "FCMSandboxTests", dependencies: ["FCMSandbox", "Infrastructure", "TestSupport"]),
+    .testTarget(
+      name: "NtfySandboxTests", dependencies: ["NtfySandbox", "Infrastructure", "TestSupport"]),
     .testTarget(
       name: "ImageServeWorkerTests", dependencies: ["ImageServeWorker", "Events", "Infrastructure", "TestSupport"]),
     .testTarget(name: "EndToEndTests", dependencies: ["Events", "Infrastructure", "TestSupport"]),
