@@ -11,6 +11,7 @@ let package = Package(
     .executable(name: "PhotoWorker", targets: ["PhotoWorker"]),
     .executable(name: "APNsWorker", targets: ["APNsWorker"]),
     .executable(name: "WebPushWorker", targets: ["WebPushWorker"]),
+    .executable(name: "NtfyWorker", targets: ["NtfyWorker"]),
     .executable(name: "ImageServeWorker", targets: ["ImageServeWorker"]),
     .executable(name: "PruneWorker", targets: ["PruneWorker"]),
     .executable(name: "mowdeck", targets: ["mowdeck"]),
@@ -48,6 +49,7 @@ let package = Package(
     .executableTarget(
       name: "APNsWorker", dependencies: ["Events", "Infrastructure", "CCurl", "CCurlShim"]),
     .executableTarget(name: "WebPushWorker", dependencies: ["Events", "Infrastructure"]),
+    .executableTarget(name: "NtfyWorker", dependencies: ["Events", "Infrastructure"]),
     .executableTarget(name: "ImageServeWorker", dependencies: ["Events", "Infrastructure"]),
     .executableTarget(name: "PruneWorker", dependencies: ["Events", "Infrastructure"]),
     .executableTarget(name: "mowdeck", dependencies: ["Events", "Infrastructure"]),
@@ -77,6 +79,9 @@ let package = Package(
     .testTarget(
       name: "WebPushWorkerTests",
       dependencies: ["WebPushWorker", "Events", "Infrastructure", "TestSupport"]),
+    .testTarget(
+      name: "NtfyWorkerTests",
+      dependencies: ["NtfyWorker", "Events", "Infrastructure", "TestSupport"]),
     .testTarget(
       name: "APNsSandboxTests", dependencies: ["APNsSandbox", "Events", "Infrastructure", "TestSupport"]),
     .testTarget(
