@@ -11,6 +11,7 @@ let package = Package(
     .executable(name: "PhotoWorker", targets: ["PhotoWorker"]),
     .executable(name: "APNsWorker", targets: ["APNsWorker"]),
     .executable(name: "WebPushWorker", targets: ["WebPushWorker"]),
+    .executable(name: "NtfyWorker", targets: ["NtfyWorker"]),
     .executable(name: "ImageServeWorker", targets: ["ImageServeWorker"]),
     .executable(name: "PruneWorker", targets: ["PruneWorker"]),
     .executable(name: "mowdeck", targets: ["mowdeck"]),
@@ -48,6 +49,7 @@ let package = Package(
     .executableTarget(
       name: "APNsWorker", dependencies: ["Events", "Infrastructure", "CCurl", "CCurlShim"]),
     .executableTarget(name: "WebPushWorker", dependencies: ["Events", "Infrastructure"]),
+    .executableTarget(name: "NtfyWorker", dependencies: ["Events", "Infrastructure"]),
     .executableTarget(name: "ImageServeWorker", dependencies: ["Events", "Infrastructure"]),
     .executableTarget(name: "PruneWorker", dependencies: ["Events", "Infrastructure"]),
     .executableTarget(name: "mowdeck", dependencies: ["Events", "Infrastructure"]),
@@ -57,6 +59,7 @@ let package = Package(
       name: "APNsSandbox", dependencies: ["Events", "Infrastructure", "CNghttp2", "COpenSSL", "CSandboxShim"]),
     .executableTarget(name: "WebPushSandbox", dependencies: ["Infrastructure"]),
     .executableTarget(name: "FCMSandbox", dependencies: ["Infrastructure"]),
+    .executableTarget(name: "NtfySandbox", dependencies: ["Infrastructure"]),
 
     // Benchmarks that print tables (`scripts/bench.sh`); they reuse the test harness.
     .executableTarget(name: "mowdeck-bench", dependencies: ["Events", "Infrastructure", "TestSupport"]),
@@ -77,11 +80,16 @@ let package = Package(
       name: "WebPushWorkerTests",
       dependencies: ["WebPushWorker", "Events", "Infrastructure", "TestSupport"]),
     .testTarget(
+      name: "NtfyWorkerTests",
+      dependencies: ["NtfyWorker", "Events", "Infrastructure", "TestSupport"]),
+    .testTarget(
       name: "APNsSandboxTests", dependencies: ["APNsSandbox", "Events", "Infrastructure", "TestSupport"]),
     .testTarget(
       name: "WebPushSandboxTests", dependencies: ["WebPushSandbox", "Infrastructure", "TestSupport"]),
     .testTarget(
       name: "FCMSandboxTests", dependencies: ["FCMSandbox", "Infrastructure", "TestSupport"]),
+    .testTarget(
+      name: "NtfySandboxTests", dependencies: ["NtfySandbox", "Infrastructure", "TestSupport"]),
     .testTarget(
       name: "ImageServeWorkerTests", dependencies: ["ImageServeWorker", "Events", "Infrastructure", "TestSupport"]),
     .testTarget(name: "EndToEndTests", dependencies: ["Events", "Infrastructure", "TestSupport"]),

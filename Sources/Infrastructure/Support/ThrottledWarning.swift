@@ -22,17 +22,22 @@ public final class ThrottledWarning: Sendable {
 
   private let message: String
   private let logger: Logger
+  private let level: Logger.Level
   private let limit: Int
   private let now: @Sendable () -> ContinuousClock.Instant
   private let window: Mutex<Window>
 
-  /// - Parameter now: the monotonic clock; tests pass their own.
+  /// - Parameters:
+  ///   - level: `.error` for what an operator must fix (refused credentials), where a
+  ///     warning would be overlooked.
+  ///   - now: the monotonic clock; tests pass their own.
   public init(
-    _ message: String, logger: Logger, limit: Int = 10,
+    _ message: String, logger: Logger, level: Logger.Level = .warning, limit: Int = 10,
     now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
   ) {
     self.message = message
     self.logger = logger
+    self.level = level
     self.limit = limit
     self.now = now
     self.window = Mutex(Window(start: now()))
@@ -52,10 +57,10 @@ public final class ThrottledWarning: Sendable {
       return (window.logged <= limit, suppressed)
     }
     if suppressed > 0 {
-      logger.warning(message + ": more suppressed", ["count": suppressed])
+      logger.log(level, message + ": more suppressed", ["count": suppressed])
     }
     guard allowed else { return .suppressed }
-    logger.warning(message, fields)
+    logger.log(level, message, fields)
     return .logged(suppressedBefore: suppressed)
   }
 }
