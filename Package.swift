@@ -11,6 +11,7 @@ let package = Package(
     .executable(name: "PhotoWorker", targets: ["PhotoWorker"]),
     .executable(name: "APNsWorker", targets: ["APNsWorker"]),
     .executable(name: "WebPushWorker", targets: ["WebPushWorker"]),
+    .executable(name: "FCMWorker", targets: ["FCMWorker"]),
     .executable(name: "ImageServeWorker", targets: ["ImageServeWorker"]),
     .executable(name: "PruneWorker", targets: ["PruneWorker"]),
     .executable(name: "mowdeck", targets: ["mowdeck"]),
@@ -48,6 +49,7 @@ let package = Package(
     .executableTarget(
       name: "APNsWorker", dependencies: ["Events", "Infrastructure", "CCurl", "CCurlShim"]),
     .executableTarget(name: "WebPushWorker", dependencies: ["Events", "Infrastructure"]),
+    .executableTarget(name: "FCMWorker", dependencies: ["Events", "Infrastructure"]),
     .executableTarget(name: "ImageServeWorker", dependencies: ["Events", "Infrastructure"]),
     .executableTarget(name: "PruneWorker", dependencies: ["Events", "Infrastructure"]),
     .executableTarget(name: "mowdeck", dependencies: ["Events", "Infrastructure"]),
@@ -76,6 +78,9 @@ let package = Package(
     .testTarget(
       name: "WebPushWorkerTests",
       dependencies: ["WebPushWorker", "Events", "Infrastructure", "TestSupport"]),
+    .testTarget(
+      name: "FCMWorkerTests",
+      dependencies: ["FCMWorker", "Events", "Infrastructure", "TestSupport"]),
     .testTarget(
       name: "APNsSandboxTests", dependencies: ["APNsSandbox", "Events", "Infrastructure", "TestSupport"]),
     .testTarget(
