@@ -17,7 +17,9 @@ import Testing
     let record: URL
 
     /// A sandbox, and a channel sending to `sendURL` (the sandbox's by default).
-    static func start(sendURL: String? = nil) async throws -> Bench {
+    static func start(sendURL: String? = nil, logger: Logger = TestServers.logger) async throws
+      -> Bench
+    {
       let record = FileManager.default.temporaryDirectory
         .appendingPathComponent("fcm-channel-\(UUID().uuidString.prefix(8)).jsonl")
       let sandbox = try await FCMSandboxHarness.start(record: record)
@@ -25,7 +27,7 @@ import Testing
       let channel = FCMWorker.makeChannel(
         settings: FCMSettings(
           account: try sandbox.serviceAccount(), sendURL: sendURL ?? sandbox.sendURL),
-        caFile: sandbox.caFile, logger: TestServers.logger, clock: SystemClock(),
+        caFile: sandbox.caFile, logger: logger, clock: SystemClock(),
         metrics: metrics)
       return Bench(sandbox: sandbox, channel: channel, metrics: metrics, record: record)
     }
@@ -130,6 +132,35 @@ import Testing
     #expect(try bench.sends().isEmpty)
   }
 
+  @Test func noCredentialReachesTheLogWhateverHappens() async throws {
+    let lines = LogLines()
+    let bench = try await Bench.start(
+      logger: Logger(component: "FCMWorker", minimumLevel: .debug) { lines.append($0) })
+    defer { bench.stop() }
+    let tokens = [
+      try await bench.sandbox.makeToken(), try await bench.sandbox.makeToken(answer: "INTERNAL"),
+      try await bench.sandbox.makeToken(answer: "THIRD_PARTY_AUTH_ERROR"),
+    ]
+    for token in tokens { _ = await bench.send(to: token) }
+    try await bench.sandbox.expireAccessTokens()
+    _ = await bench.send(to: tokens[0])
+    try await bench.sandbox.setTokenEndpoint(answer: "UNAVAILABLE")
+    try await bench.sandbox.expireAccessTokens()
+    _ = await bench.send(to: tokens[0])
+    try await bench.sandbox.setTokenEndpoint(answer: "INVALID_GRANT")
+    try await Task.sleep(for: .seconds(2.1))  // the outage is remembered for 2 s
+    _ = await bench.send(to: tokens[0])
+    let log = lines.all.joined()
+    #expect(log.contains("refused the service account") && log.contains("unavailable"))
+    #expect(log.contains("third_party_auth_error"))
+    let accessTokens = try bench.sandbox.grants().compactMap(\.accessToken)
+    #expect(accessTokens.count == 2)
+    let key = try FCMSandboxHarness.serviceAccountKey().privateKeyPEM.split(separator: "\n")
+    for secret in accessTokens + tokens + key.dropFirst().dropLast().map(String.init) {
+      #expect(!log.contains(secret), "\(secret.prefix(12))… in the log")
+    }
+  }
+
   @Test func credentialsStillRefusedAfterRenewalWaitInsteadOfLooping() async throws {
     // A send route that refuses every bearer: the sandbox's token endpoint grants, this
     // server answers 401 whatever it is sent.
@@ -161,6 +192,13 @@ import Testing
         FCMMetrics.credentialsRefused, labels: ["reason": "access_token_refused"]) == 1)
     await server.stop()
   }
+}
+
+/// The lines a logger wrote.
+final class LogLines: Sendable {
+  private let lines = Mutex<[String]>([])
+  func append(_ line: String) { lines.withLock { $0.append(line) } }
+  var all: [String] { lines.withLock { $0 } }
 }
 
 /// Requests a test server saw, counted from its threads.
