@@ -12,6 +12,7 @@ let package = Package(
     .executable(name: "APNsWorker", targets: ["APNsWorker"]),
     .executable(name: "WebPushWorker", targets: ["WebPushWorker"]),
     .executable(name: "NtfyWorker", targets: ["NtfyWorker"]),
+    .executable(name: "FCMWorker", targets: ["FCMWorker"]),
     .executable(name: "ImageServeWorker", targets: ["ImageServeWorker"]),
     .executable(name: "PruneWorker", targets: ["PruneWorker"]),
     .executable(name: "mowdeck", targets: ["mowdeck"]),
@@ -50,6 +51,7 @@ let package = Package(
       name: "APNsWorker", dependencies: ["Events", "Infrastructure", "CCurl", "CCurlShim"]),
     .executableTarget(name: "WebPushWorker", dependencies: ["Events", "Infrastructure"]),
     .executableTarget(name: "NtfyWorker", dependencies: ["Events", "Infrastructure"]),
+    .executableTarget(name: "FCMWorker", dependencies: ["Events", "Infrastructure"]),
     .executableTarget(name: "ImageServeWorker", dependencies: ["Events", "Infrastructure"]),
     .executableTarget(name: "PruneWorker", dependencies: ["Events", "Infrastructure"]),
     .executableTarget(name: "mowdeck", dependencies: ["Events", "Infrastructure"]),
@@ -82,6 +84,8 @@ let package = Package(
     .testTarget(
       name: "NtfyWorkerTests",
       dependencies: ["NtfyWorker", "Events", "Infrastructure", "TestSupport"]),
+      name: "FCMWorkerTests",
+      dependencies: ["FCMWorker", "Events", "Infrastructure", "TestSupport"]),
     .testTarget(
       name: "APNsSandboxTests", dependencies: ["APNsSandbox", "Events", "Infrastructure", "TestSupport"]),
     .testTarget(

@@ -1,24 +1,7 @@
 import Events
 import Glibc
-import Infrastructure
 
-let configuration = Configuration.loadOrExit(component: "WebPushWorker")
-let logger = Logger(component: "WebPushWorker", minimumLevel: configuration.logLevel)
-do {
-  let service = try WebPushWorker.make(
-    configuration: configuration, logger: logger, clock: SystemClock())
-  exit(
-    await ServiceRunner.run(
-      service, logger: logger, grace: .seconds(configuration.shutdownGraceSeconds)))
-} catch let error as ConfigurationError {
-  // One clear line, as for every bad setting; `webpush` deliveries stay queued until a
-  // worker runs.
-  StandardError.write(Redaction.redact("WebPushWorker: \(error)\n"))
-  exit(2)
-} catch let error as SigningKeys.Failure {
-  StandardError.write(Redaction.redact("WebPushWorker: \(error)\n"))
-  exit(2)
-} catch {
-  logger.error("cannot start", ["error": error])
-  exit(1)
-}
+exit(
+  await ChannelWorker.main(component: "WebPushWorker") {
+    try WebPushWorker.make(configuration: $0, logger: $1, clock: $2)
+  })

@@ -101,6 +101,33 @@ import Testing
     #expect(redacted == "POST /3/device/8c2f6a4e… answered 410")
   }
 
+  @Test func anFCMRegistrationTokenKeepsOnlyItsPrefixThoughItsInstanceIDIsShort() {
+    let token =
+      "dGhpc2lzYW5pbnN0YW5jZQ:APA91bHun4MxP5egoKMwt2KZFBaFUH-1RYqx6oe_eFy1ixXjWtq1V4pIy-4Ym"
+      + "bA8TDSOj0Nt7TmuE9OcpwS8ZfpDzRlnAzQn5oGrDbmP6uSPmTCGzUBR-3XjnHCXS9vz_yQ6SY07C0dD"
+    #expect(
+      Redaction.redact("send to \(token) answered 404") == "send to dGhpc2lz… answered 404")
+    #expect(Redaction.redact("{\"token\":\"\(token)\"}") == "{\"token\":\"dGhpc2lz…\"}")
+  }
+
+  @Test func anOAuthAccessTokenKeepsOnlyItsPrefix() {
+    let accessToken =
+      "ya29.c.c0ASRK0GZ3xkq8Rk2Vd9PqLmN4tY7wB1cE6fH0jS5uA2oI3rT8vX9zQ4pW7eR1yU6iO0aS3dF5gH8"
+    let redacted = Redaction.redact("{\"access_token\":\"\(accessToken)\",\"expires_in\":3599}")
+    #expect(redacted == "{\"access_token\":\"ya29.c.c0ASRK0G…\",\"expires_in\":3599}")
+  }
+
+  @Test func theKeyOfAServiceAccountFileGoes() {
+    // As the file holds it: the PEM's line breaks escaped in a JSON string.
+    let file =
+      #"{"type":"service_account","private_key":"-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkq"#
+      + #"hkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----\n","client_email":"a@b.iam"}"#
+    #expect(
+      Redaction.redact(file)
+        == #"{"type":"service_account","private_key":"-----BEGIN PRIVATE KEY-----***"#
+        + #"-----END PRIVATE KEY-----\n","client_email":"a@b.iam"}"#)
+  }
+
   @Test func aLongBase64URLSecretKeepsOnlyItsPrefix() {
     let sessionToken = "Qm9vZ3JhcGh5LXNlc3Npb24tdG9rZW4tMTIzNDU2Nzg5MA"
     #expect(Redaction.redact("session \(sessionToken) expired") == "session Qm9vZ3Jh… expired")
@@ -121,6 +148,7 @@ import Testing
     "delivery 0f8fad5b-d9cb-469f-a165-70867728950e sent",
     "mowdeck_photo_requests_waiting_for_the_camera_total",
     "NATS disconnected, reconnecting: Connection refused (status 30)",
+    "at 10:15:00 from localhost:4222 and [::1]:8443, mowdeck_fcm_responses_total:sent",
     "Rasenmäher 🤖 „Robbie“ s=ok a=b password authentication failed",
     "",
   ])

@@ -50,25 +50,7 @@ import Testing
     }
 
     /// One pushed theft alarm queued to every device; returns its event id.
-    func alarm() async throws -> UUID {
-      let eventID = UUID()
-      try await db.pool.query(
-        """
-        WITH alarm AS (
-          INSERT INTO alarms (event_id, mower_id, kind, alarm_class, occurred_at, decided_on,
-                              mower_name, decision, photo, recipients)
-          VALUES (\(eventID), 'm-1', 'mower_lifted', 'theft', now(), now(), 'Robbie',
-                  'pushed', 'none', 1)
-          RETURNING event_id
-        ), notification AS (
-          INSERT INTO notifications (notification_id, event_id, user_id)
-          SELECT gen_random_uuid(), event_id, 'u-1' FROM alarm RETURNING notification_id
-        )
-        INSERT INTO deliveries (notification_id, device_id, platform)
-        SELECT notification_id, device_id, platform FROM notification, devices
-        """)
-      return eventID
-    }
+    func alarm() async throws -> UUID { try await db.queuePushedAlarm() }
 
     func stop() { sandbox.stop() }
   }
@@ -166,11 +148,7 @@ import Testing
     let first = try WorkerProcess("WebPushWorker", environment: environment)
     defer { first.stop() }
     // Killed once it holds all 20 (their answers take 3 s each).
-    try await eventually(timeout: .seconds(30), "the first worker to hold every delivery") {
-      try await stack.db.count(
-        "SELECT count(*) AS n FROM deliveries WHERE lease_token IS NOT NULL AND attempts = 1")
-        == 20
-    }
+    try await stack.db.waitUntilFirstAttemptsLeased(20)
     try await Task.sleep(for: .milliseconds(500))
     first.kill()
     let second = try WorkerProcess("WebPushWorker", environment: environment)

@@ -8,8 +8,12 @@ public enum ChannelWorker {
   /// HTTP/1.1 ones) from the channel's client.
   public static let maxInFlight = 200
 
+  /// - Parameter metrics: the process's registry; a channel that counts things of its own
+  ///   (the FCM worker's access tokens) passes the one it counts into, so that `/metrics`
+  ///   shows them beside the loop's.
   public static func make<Channel: PushChannel>(
-    _ channel: Channel, configuration: Configuration, logger: Logger, clock: any WallClock
+    _ channel: Channel, configuration: Configuration, logger: Logger, clock: any WallClock,
+    metrics: Metrics = Metrics()
   ) throws -> MonitoredService<ChannelService<Channel>> {
     let signer = try SigningKeys.signer(configuration: configuration)
     let pool = DatabasePool(
@@ -17,7 +21,6 @@ public enum ChannelWorker {
       maxConnections: configuration.databasePoolSize)
     let nats = try NATSClient.connect(
       url: configuration.natsURL, name: channel.workerName, logger: logger)
-    let metrics = Metrics()
     let progress = StageProgress(
       stage: channel.platform.rawValue, stallLimit: .seconds(configuration.stallSeconds),
       metrics: metrics)

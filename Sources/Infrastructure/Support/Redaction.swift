@@ -10,8 +10,9 @@
 /// - the credentials after `Bearer` and `vapid` -> `***`;
 /// - the body of a PEM private key block -> `***`;
 /// - JWTs, and runs of 32 or more base64url or hex characters with letters and digits
-///   (device tokens, keys, session tokens) -> their first 8 characters and `…`, the same
-///   prefix events show of a device token, so two can still be told apart.
+///   (device tokens, keys, session tokens, OAuth access tokens) -> their first 8
+///   characters and `…`, the same prefix events show of a device token, so two can still
+///   be told apart; an FCM registration token (`<instance id>:APA91b…`) likewise, as one.
 ///
 /// A hand-written scan over the UTF-8 bytes, once, rather than a set of regular
 /// expressions: it runs on every log line, and a line without secrets costs one pass and

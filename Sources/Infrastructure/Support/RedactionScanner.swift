@@ -38,7 +38,7 @@ struct RedactionScanner {
   private mutating func inspect(_ run: Range<Int>) -> Int {
     let resume: Int?
     switch byte(at: run.upperBound) {
-    case UInt8(ascii: ":"): resume = userinfo(afterScheme: run)
+    case UInt8(ascii: ":"): resume = userinfo(afterScheme: run) ?? registrationToken(run)
     case UInt8(ascii: "="): resume = keyValue(run)
     case UInt8(ascii: " "): resume = authorization(run) ?? privateKey(run) ?? keyValue(run)
     case UInt8(ascii: "."): resume = jwt(run)
@@ -64,6 +64,19 @@ struct RedactionScanner {
     guard let lastAt, lastAt > start else { return nil }
     replace(start..<lastAt, with: Redaction.mask.utf8)
     return lastAt
+  }
+
+  /// An FCM registration token, `<instance id>:APA91b…`: the id before the colon is too
+  /// short to pass for a secret by itself, so the token is cut as one, to its first
+  /// characters.
+  private mutating func registrationToken(_ instanceID: Range<Int>) -> Int? {
+    guard find("APA91b", from: instanceID.upperBound + 1, within: 6) != nil else { return nil }
+    var end = instanceID.upperBound + 1
+    while end < bytes.count && (Self.isTokenByte(bytes[end]) || bytes[end] == UInt8(ascii: ":")) {
+      end += 1
+    }
+    shorten(instanceID.lowerBound..<end)
+    return end
   }
 
   /// `password=…` (libpq's key/value form, spaces around `=` allowed, quoted or not),
