@@ -84,6 +84,7 @@ let package = Package(
     .testTarget(
       name: "NtfyWorkerTests",
       dependencies: ["NtfyWorker", "Events", "Infrastructure", "TestSupport"]),
+    .testTarget(
       name: "FCMWorkerTests",
       dependencies: ["FCMWorker", "Events", "Infrastructure", "TestSupport"]),
     .testTarget(

@@ -3,16 +3,19 @@ import Infrastructure
 
 extension SandboxState {
   func addRoutes(to router: inout HTTPRouter, logger: Logger) {
-    for method in ["POST", "PUT"] {
-      router.add(method, "/{topic}") { request in
-        self.publish(request, topic: String(request.parameters[0]), sequenceID: nil, logger)
-      }
-      router.add(method, "/{topic}/{sequence}") { request in
-        self.publish(
-          request, topic: String(request.parameters[0]),
-          sequenceID: String(request.parameters[1]), logger)
-      }
+    // ntfy publishes with POST or PUT alike, to the topic or to one of its sequence ids.
+    let publish: HTTPRouter.Handler = { request in
+      self.publish(request, topic: String(request.parameters[0]), sequenceID: nil, logger)
     }
+    let publishInSequence: HTTPRouter.Handler = { request in
+      self.publish(
+        request, topic: String(request.parameters[0]),
+        sequenceID: String(request.parameters[1]), logger)
+    }
+    router.add("POST", "/{topic}", publish)
+    router.add("PUT", "/{topic}", publish)
+    router.add("POST", "/{topic}/{sequence}", publishInSequence)
+    router.add("PUT", "/{topic}/{sequence}", publishInSequence)
     router.get("/{topic}/json") { request in .now(self.poll(request)) }
     router.get("/sandbox/topics/{topic}/view") { request in
       .now(Self.lines(self.topics.view(String(request.parameters[0]))))

@@ -97,6 +97,9 @@ import Testing
     let first = try await browser.wait(for: "push 1")
     let second = try await browser.wait(for: "push 2")
     #expect(await browser.exitStatus() == 0, "\(browser.lines()) \(browser.errors())")
+    print(
+      "browser: push 1 handed over \(first.handedOver ?? 0) time(s), "
+        + "push 2 \(second.handedOver ?? 0)")
     let shownFirst = try #require(first.notifications, "\(first)")
     let shownSecond = try #require(second.notifications, "\(second)")
     #expect(shownFirst.count == 1 && shownSecond.count == 1, "\(shownFirst) \(shownSecond)")

@@ -107,6 +107,32 @@ import Testing
     #expect(again.map(\.deliveryID) == [android[0].deliveryID] && again[0].attempt == 2)
   }
 
+  @Test func aFollowUpWaitsUntilItsAlarmsOwnMessageHasEnded() async throws {
+    let seeded = try await Self.seeded(followups: true)
+    let store = seeded.store
+    // Only the alarm's messages: each follow-up is held back, and not counted as waiting.
+    #expect(try await store.waiting(platform: .webpush).claimable == 2)
+    let first = try await store.claim(platform: .webpush, limit: 10)
+    #expect(first.count == 2 && first.allSatisfy { !$0.followup })
+    #expect(try await store.claim(platform: .webpush, limit: 10).isEmpty)
+    // One browser's message is sent, the other's is to be retried: only the first browser's
+    // follow-up may go; the second's waits for its retry to end.
+    let retried = try await store.finish([
+      (first[0], .sent(status: 201, latencyMs: 1, hasImage: false)),
+      (first[1], .retry(status: 429, reason: "too_many_requests", afterSeconds: 60)),
+    ])
+    #expect(retried == [true, true])
+    let followUps = try await store.claim(platform: .webpush, limit: 10)
+    #expect(followUps.map(\.deviceID) == [first[0].deviceID] && followUps[0].followup)
+    try await seeded.db.pool.query(
+      """
+      UPDATE deliveries SET state = 'failed', finished_at = now()
+      WHERE delivery_id = \(first[1].deliveryID)
+      """)
+    let last = try await store.claim(platform: .webpush, limit: 10)
+    #expect(last.map(\.deviceID) == [first[1].deviceID] && last[0].followup)
+  }
+
   @Test func aLostLeaseWritesNothingOfThatItemOnly() async throws {
     let seeded = try await Self.seeded()
     let first = try await seeded.store.claim(platform: .webpush, limit: 10)
@@ -129,19 +155,19 @@ import Testing
 
   @Test func aGoneAddressIsSwitchedOffOnceWithItsEvent() async throws {
     let seeded = try await Self.seeded(followups: true)
-    let claimed = try await seeded.store.claim(platform: .webpush, limit: 10)
-    #expect(claimed.count == 4)
-    let gone = claimed[0].deviceID
-    // Both messages to the gone browser say so in one group; the other browser is sent to.
-    let written = try await seeded.store.finish(
-      claimed.map { delivery in
-        (
-          delivery,
-          delivery.deviceID == gone
-            ? .failed(status: 410, reason: "subscription_gone", deactivateDevice: true)
-            : .sent(status: 201, latencyMs: 2, hasImage: delivery.followup)
-        )
-      })
+    // The alarm's messages first, then (once they have ended) the follow-ups.
+    let messages = try await seeded.store.claim(platform: .webpush, limit: 10)
+    #expect(messages.count == 2)
+    let gone = messages[0].deviceID
+    func outcome(_ delivery: ChannelDelivery) -> ChannelOutcome {
+      delivery.deviceID == gone
+        ? .failed(status: 410, reason: "subscription_gone", deactivateDevice: true)
+        : .sent(status: 201, latencyMs: 2, hasImage: delivery.followup)
+    }
+    var written = try await seeded.store.finish(messages.map { ($0, outcome($0)) })
+    let followUps = try await seeded.store.claim(platform: .webpush, limit: 10)
+    #expect(followUps.count == 2 && followUps.allSatisfy(\.followup))
+    written += try await seeded.store.finish(followUps.map { ($0, outcome($0)) })
     #expect(written == [true, true, true, true])
     #expect(
       try await seeded.db.count(
@@ -157,12 +183,13 @@ import Testing
     #expect(failed.count == 2 && failed.allSatisfy { $0.platform == .webpush })
     #expect(Set(failed.map(\.followup)) == [nil, true])
     // A later outcome for a device already off is written, but switches nothing again.
-    let android = try await seeded.store.claim(platform: .fcm, limit: 10)
-    #expect(android.count == 2)
     let unregistered = ChannelOutcome.failed(
       status: 404, reason: "UNREGISTERED", deactivateDevice: true)
-    #expect(try await seeded.store.finish([(android[0], unregistered)]) == [true])
-    #expect(try await seeded.store.finish([(android[1], unregistered)]) == [true])
+    for _ in 0..<2 {
+      let android = try await seeded.store.claim(platform: .fcm, limit: 10)
+      #expect(android.count == 1)
+      #expect(try await seeded.store.finish(android.map { ($0, unregistered) }) == [true])
+    }
     let all = try await EventLog().story(of: seeded.eventID, pool: seeded.db.pool)
     let switchedOff = try all.filter { $0.type == "device.deactivated" }
       .map { try $0.decode(DeviceDeactivated.self) }

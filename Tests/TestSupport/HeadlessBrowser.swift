@@ -55,6 +55,7 @@ public enum HeadlessBrowser {
           if (message.error) waiting.reject(new Error(message.error.message));
           else waiting.resolve(message.result);
         } else if (message.method) {
+          message.receivedAt = Date.now();
           events.push(message);
         }
       }

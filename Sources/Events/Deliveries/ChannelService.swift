@@ -64,8 +64,11 @@ public struct ChannelService<Channel: PushChannel>: Service {
         await inFlight.add(1)
         group.addTask {
           await deliver(delivery)
-          // At the cap, claim again once half the pushes have ended, not at the next sweep.
-          if await inFlight.add(-1) == maxInFlight / 2 { await doorbell.ring() }
+          // At the cap, claim again once half the pushes have ended, not at the next sweep;
+          // and an alarm's own message with a photo may have let its follow-up go (the claim
+          // holds a follow-up back until then).
+          let atHalf = await inFlight.add(-1) == maxInFlight / 2
+          if atHalf || !delivery.followup && delivery.imageID != nil { await doorbell.ring() }
         }
       }
     }

@@ -26,6 +26,7 @@ public struct DeliveryLeases: Sendable {
         SELECT delivery_id FROM deliveries
         WHERE state = 'queued' AND platform = \(platform.rawValue) AND next_attempt_at <= now()
           AND (lease_expires_at IS NULL OR lease_expires_at < now())
+          AND \(fragment: Self.notHeldBack)
         ORDER BY next_attempt_at
         LIMIT \(limit)
         FOR UPDATE SKIP LOCKED
@@ -48,6 +49,17 @@ public struct DeliveryLeases: Sendable {
       """)
   }
 
+  /// A follow-up waits until its alarm's own message has ended: sent after it, the photo
+  /// replaces the text in place; sent before, the text arriving later (after a retry) would
+  /// replace the photo. Held back, it is not waiting for the stage either.
+  static let notHeldBack: SQL = """
+    (NOT deliveries.followup OR NOT EXISTS (
+      SELECT 1 FROM deliveries first
+      WHERE first.notification_id = deliveries.notification_id
+        AND first.device_id = deliveries.device_id AND NOT first.followup
+        AND first.state = 'queued'))
+    """
+
   /// What waits for `platform`'s stage: deliveries due and held by nobody (any worker could
   /// take them now), and how long the oldest due delivery has waited since it was queued.
   public func waiting(platform: DevicePlatform) async throws
@@ -60,6 +72,7 @@ public struct DeliveryLeases: Sendable {
              coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS oldest
       FROM deliveries
       WHERE state = 'queued' AND platform = \(platform.rawValue) AND next_attempt_at <= now()
+        AND \(fragment: Self.notHeldBack)
       """)[0]
     return (try row.int("claimable"), try row.optionalDouble("oldest") ?? 0)
   }
