@@ -36,7 +36,6 @@ struct Invariants {
     let withDevices = try await db.count(
       "SELECT count(DISTINCT notification_id) AS n FROM deliveries WHERE platform = 'apns'")
     #expect(notificationsPushed.count == withDevices)
-    try await checkWebPush()
 
     // 3. Every reserved photo ended, within the photo timeout plus a margin of its reservation.
     try await eventually(timeout: .seconds(60), "every photo to end") {
@@ -98,6 +97,7 @@ struct Invariants {
     }
     #expect(fetched.count > 100)
     #expect(fetched.contains { $0.status == 0 } && fetched.contains { $0.status == 1 })
+    try await checkChannels(tls: tls)
 
     // 5. The inbox says has_image exactly for the captured photos still stored.
     let token = try await Directory(pool: db.pool).createSession(userID: "u-7-0003-0")
@@ -119,21 +119,26 @@ struct Invariants {
     }
   }
 
-  /// Every user's browser got each alarm once (a repeat only under the same `Topic`), and a
-  /// follow-up with the photo exactly for the captured photos, none for a failed one.
-  private func checkWebPush() async throws {
+  /// What one channel's double got: each (device, notification, photo or not) once or more,
+  /// and the follow-ups' photo URLs by notification.
+  struct ChannelReceipts {
+    var got: Set<String> = []
+    var photoURLs: [String: String] = [:]
+
+    mutating func add(device: String, notification: String, imageURL: String?) {
+      got.insert("\(device) \(notification) \(imageURL != nil)")
+      if let imageURL {
+        #expect(imageURL.contains("/api/v1/notifications/push-images/\(notification)?"))
+        photoURLs[notification] = imageURL
+      }
+    }
+  }
+
+  /// Every user's browser, Android phone and ntfy topic got each alarm once (a repeat only
+  /// under the same `Topic`, tag or sequence id), and a follow-up with the photo exactly for
+  /// the captured photos, none for a failed one; each follow-up's URL gives the photo.
+  private func checkChannels(tls: TLSFront) async throws {
     let db = stack.db
-    // The follow-ups queued are exactly one per captured photo and browser of its recipients.
-    let followUpsWanted = try await db.count(
-      """
-      SELECT count(*) AS n FROM notifications n
-      JOIN photo_reservations r ON r.image_id = n.image_id AND r.state = 'captured'
-      JOIN deliveries d ON d.notification_id = n.notification_id AND d.platform = 'webpush'
-        AND NOT d.followup
-      """)
-    let followUps = try await db.count(
-      "SELECT count(*) AS n FROM deliveries WHERE platform = 'webpush' AND followup")
-    #expect(followUps == followUpsWanted && followUps > 0, "\(followUps) of \(followUpsWanted)")
     let afterAFailure = try await db.count(
       """
       SELECT count(*) AS n FROM deliveries d JOIN notifications n USING (notification_id)
@@ -141,8 +146,52 @@ struct Invariants {
       WHERE d.followup AND r.state <> 'captured'
       """)
     #expect(afterAFailure == 0)
+    let receipts: [(platform: String, receipts: ChannelReceipts)] = [
+      ("webpush", try webPushReceipts()), ("fcm", try fcmReceipts()), ("ntfy", try ntfyReceipts()),
+    ]
+    var photoURLs: [String: String] = [:]
+    for (platform, receipt) in receipts {
+      // One follow-up per captured photo and device of its recipients on this platform.
+      let followUpsWanted = try await db.count(
+        """
+        SELECT count(*) AS n FROM notifications n
+        JOIN photo_reservations r ON r.image_id = n.image_id AND r.state = 'captured'
+        JOIN deliveries d ON d.notification_id = n.notification_id AND d.platform = \(platform)
+          AND NOT d.followup
+        """)
+      let followUps = try await db.count(
+        "SELECT count(*) AS n FROM deliveries WHERE platform = \(platform) AND followup")
+      #expect(
+        followUps == followUpsWanted && followUps > 0,
+        "\(platform): \(followUps) follow-ups of \(followUpsWanted)")
+      let wanted = try await db.count(
+        "SELECT count(*) AS n FROM deliveries WHERE platform = \(platform)")
+      #expect(receipt.got.count == wanted, "\(platform): every delivery reached its device")
+      for (notification, url) in receipt.photoURLs {
+        photoURLs["\(platform) \(notification)"] = url
+      }
+    }
+    // The follow-ups' URLs, as the browser, the Android app and ntfy fetch them.
+    var byURL: [String: String] = [:]
+    for (key, url) in photoURLs {
+      byURL[
+        url.replacingOccurrences(of: "https://localhost/", with: "https://localhost:\(tls.port)/")] =
+        key
+    }
+    for (url, status) in try tls.phoneFetch(Array(byURL.keys)) where status != 0 {
+      let notification = UUID(uuidString: String(byURL[url]?.split(separator: " ").last ?? ""))
+      // Pruned meanwhile (beyond the newest 200 of a mower) is the only excuse.
+      let kept = try await db.count(
+        """
+        SELECT count(*) AS n FROM notification_images i JOIN notifications n USING (image_id)
+        WHERE n.notification_id = \(notification)
+        """)
+      #expect(kept == 0, "\(byURL[url] ?? url): the follow-up's photo URL failed (\(status))")
+    }
+    #expect(photoURLs.count > 100)
+  }
 
-    // What the browsers got, decrypted by the double.
+  private func webPushReceipts() throws -> ChannelReceipts {
     struct Message: Decodable {
       let notificationID: String
       let tag: String
@@ -153,21 +202,48 @@ struct Invariants {
         case imageURL = "image_url"
       }
     }
-    var got: Set<String> = []
+    var receipts = ChannelReceipts()
     for line in try stack.webPush.recordLines() where line.status == 201 {
       let message = try WireCoding.decode(Message.self, from: Array((line.payload ?? "").utf8))
       #expect(message.tag == message.notificationID)
       let topic = message.notificationID.replacingOccurrences(of: "-", with: "")
       #expect(line.topic == topic, "the Topic names the notification")
       #expect(stack.browsers[line.subscription] != nil, "a push to an unknown subscription")
-      if let url = message.imageURL {
-        #expect(url.contains("/api/v1/notifications/push-images/\(message.notificationID)?"))
-      }
-      got.insert(
-        "\(line.subscription) \(message.notificationID) \(message.imageURL != nil)")
+      receipts.add(
+        device: line.subscription, notification: message.notificationID,
+        imageURL: message.imageURL)
     }
-    let wanted = try await db.count(
-      "SELECT count(*) AS n FROM deliveries WHERE platform = 'webpush'")
-    #expect(got.count == wanted, "every Web Push delivery reached its browser once or more")
+    return receipts
+  }
+
+  private func fcmReceipts() throws -> ChannelReceipts {
+    struct Message: Decodable {
+      struct Android: Decodable {
+        struct Notification: Decodable { let tag: String }
+        let notification: Notification
+      }
+      let data: [String: String]
+      let android: Android
+    }
+    var receipts = ChannelReceipts()
+    for line in try stack.fcm.recordLines() where line.route == "send" && line.status == 200 {
+      let message = try WireCoding.decode(
+        Message.self, from: WireCoding.encode(line.message ?? .null))
+      let notification = message.data["notification_id"] ?? ""
+      #expect(message.android.notification.tag == notification, "the tag names the notification")
+      receipts.add(
+        device: line.registrationToken ?? "", notification: notification,
+        imageURL: message.data["image_url"])
+    }
+    return receipts
+  }
+
+  private func ntfyReceipts() throws -> ChannelReceipts {
+    var receipts = ChannelReceipts()
+    for line in try stack.ntfy.records.lines() where line.status == 200 {
+      receipts.add(
+        device: line.topic, notification: line.sequenceID ?? "", imageURL: line.attach)
+    }
+    return receipts
   }
 }

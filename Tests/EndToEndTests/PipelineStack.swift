@@ -4,13 +4,16 @@ import Infrastructure
 import TestSupport
 
 /// The whole pipeline as processes: two replicas of every worker, the camera simulator, the
-/// APNs sandbox over HTTP/2 and TLS and the Web Push double over TLS (every user of the
-/// fleet has a browser subscribed beside their phones), on one schema and subject prefix.
+/// APNs sandbox over HTTP/2 and TLS and the Web Push, FCM and ntfy doubles over TLS (every
+/// user of the fleet has a browser, an Android phone and an ntfy topic beside their
+/// iPhones), on one schema and subject prefix.
 final class PipelineStack: @unchecked Sendable {
   let db: TestDatabase
   let subjects: Subjects
   let record: URL
   let webPush: WebPushSandboxHarness
+  let fcm: FCMSandboxHarness
+  let ntfy: NtfySandboxHarness
   /// Each user's browser subscription, by the endpoint's last segment (as record lines name it).
   private(set) var browsers: [String: String] = [:]
   var environment: [String: String]
@@ -41,7 +44,18 @@ final class PipelineStack: @unchecked Sendable {
       environment: environment,
       record: FileManager.default.temporaryDirectory.appendingPathComponent(
         "e2e-webpush-\(UUID()).jsonl"))
-    environment.merge(webPush.workerEnvironment) { $1 }
+    // Every registration token is answered as a valid one: the fleet's Android phones.
+    fcm = try await FCMSandboxHarness.start(
+      environment: environment,
+      record: FileManager.default.temporaryDirectory.appendingPathComponent(
+        "e2e-fcm-\(UUID()).jsonl"), acceptAnyToken: true)
+    ntfy = try await NtfySandboxHarness.start(
+      environment: environment,
+      record: FileManager.default.temporaryDirectory.appendingPathComponent(
+        "e2e-ntfy-\(UUID()).jsonl"))
+    for settings in [webPush.workerEnvironment, fcm.workerEnvironment, ntfy.workerEnvironment] {
+      environment.merge(settings) { $1 }
+    }
     let directory = Directory(pool: db.pool)
     for row in try await db.pool.query("SELECT user_id FROM users ORDER BY user_id") {
       let user = try row.string("user_id")
@@ -51,6 +65,8 @@ final class PipelineStack: @unchecked Sendable {
         address: .webPush(
           endpoint: browser.endpoint, p256dh: browser.keys.p256dh, auth: browser.keys.auth))
       browsers[browser.id] = user
+      _ = try await directory.addDevice(userID: user, address: .fcm(token: "fleet:\(user)"))
+      _ = try await directory.addDevice(userID: user, address: DeviceAddress.newNtfyTopic())
     }
     for name in Self.workerNames {
       workers[name] = try (0..<2).map { _ in try WorkerProcess(name, environment: environment) }
@@ -60,7 +76,8 @@ final class PipelineStack: @unchecked Sendable {
 
   /// The workers run as two replicas each.
   static let workerNames = [
-    "FanoutWorker", "PhotoWorker", "APNsWorker", "WebPushWorker", "ImageServeWorker",
+    "FanoutWorker", "PhotoWorker", "APNsWorker", "WebPushWorker", "FCMWorker", "NtfyWorker",
+    "ImageServeWorker",
   ]
 
   /// Replaces a replica by a new process (after a kill).
@@ -74,6 +91,8 @@ final class PipelineStack: @unchecked Sendable {
     for list in workers.values { for item in list { item.stop() } }
     for item in others { item.stop() }
     webPush.stop()
+    fcm.stop()
+    ntfy.stop()
   }
 
   func mowdeck(_ arguments: String...) async throws -> (status: Int32, output: String) {
