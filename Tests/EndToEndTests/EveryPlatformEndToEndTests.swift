@@ -11,7 +11,8 @@ import Testing
 /// processes throughout (FanoutWorker, PhotoWorker, the four channel workers,
 /// ImageServeWorker, the camera simulator) and the four push services' doubles over TLS;
 /// the browser is headless Chromium on `/inbox` with the page's own service worker (what
-/// stands in for its push service is told in `BrowserPushDriver`).
+/// stands in for its push service is told in `BrowserPushDriver`). No credential of any
+/// channel appears in any worker's log.
 @Suite struct EveryPlatformEndToEndTests {
   @Test func aTheftAlarmReachesEveryDeviceOfItsUserWithThePhoto() async throws {
     let stack = try await EveryPlatformStack.start()
@@ -137,6 +138,31 @@ import Testing
       #expect(fetched == "200 image/jpeg", "\(platform): \(fetched)")
       let jpeg = [UInt8](FileManager.default.contents(atPath: photo.path) ?? Data())
       #expect(jpeg.prefix(2) == [0xFF, 0xD8], "\(platform)")
+    }
+    #expect(ntfy.allSatisfy { $0.token == EveryPlatformStack.ntfyToken })
+    try Self.expectNoCredentialLogged(stack, subscription: subscription)
+  }
+
+  /// No credential of any channel in any log line of the system's processes: the APNs and
+  /// VAPID key, the FCM service account's private key and the access tokens it was granted,
+  /// the ntfy token, a browser's auth secret, the user's session.
+  static func expectNoCredentialLogged(
+    _ stack: EveryPlatformStack, subscription: WebPushSandboxHarness.Subscription
+  ) throws {
+    let logs = stack.workerLogs
+    #expect(logs.contains("FCM") && logs.contains("ntfy"), "the workers logged nothing")
+    let keyLines = { (pem: String) in
+      pem.split(separator: "\n").filter { !$0.hasPrefix("-----") }.map(String.init)
+    }
+    let p8 = try String(
+      contentsOfFile: stack.environment["MOWDECK_NOTIFICATIONS_WEBPUSH_VAPID_KEY_PATH"] ?? "",
+      encoding: .utf8)
+    var secrets = keyLines(p8) + keyLines(try FCMSandboxHarness.serviceAccountKey().privateKeyPEM)
+    secrets += try stack.fcm.grants().compactMap(\.accessToken)
+    #expect(try !stack.fcm.grants().isEmpty)
+    secrets += [EveryPlatformStack.ntfyToken, subscription.keys.auth, stack.session]
+    for secret in secrets where !secret.isEmpty {
+      #expect(!logs.contains(secret), "a credential in the logs: \(secret.prefix(6))…")
     }
   }
 

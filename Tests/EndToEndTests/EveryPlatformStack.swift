@@ -17,7 +17,11 @@ struct EveryPlatformStack {
   /// The serving process's port; the photo URLs name it, as the owner's public origin would.
   let port: Int
   let processes: [WorkerProcess]
+  /// The system's own processes (not the doubles): whose logs must hold no credential.
+  let workers: [WorkerProcess]
   private let client: HTTPClient
+  /// The ntfy server's access token, which the NtfyWorker must send and never log.
+  static let ntfyToken = "tk_e2eNtfyAccessToken0123456789"
 
   static func start() async throws -> EveryPlatformStack {
     let db = try await TestDatabase.make()
@@ -37,26 +41,32 @@ struct EveryPlatformStack {
     let fcm = try await FCMSandboxHarness.start(
       environment: base.environment, record: records.appendingPathComponent("fcm.jsonl"))
     let ntfy = try await NtfySandboxHarness.start(
-      environment: base.environment, record: records.appendingPathComponent("ntfy.jsonl"))
+      environment: base.environment, record: records.appendingPathComponent("ntfy.jsonl"),
+      token: ntfyToken)
     var environment = base.environment
+    // Everything a worker might say, so that a credential slipping into a line shows.
+    environment["MOWDECK_LOG_LEVEL"] = "debug"
     for settings in [webPush.workerEnvironment, fcm.workerEnvironment, ntfy.workerEnvironment] {
       environment.merge(settings) { $1 }
     }
-    var processes = [base.sandbox.process, base.simulator]
     let serving = try WorkerProcess("ImageServeWorker", environment: environment)
-    processes.append(serving)
+    var workers = [serving]
     let port = try await listeningPort(of: serving)
     environment["MOWDECK_NOTIFICATIONS_IMAGE_BASE_URL"] = "http://127.0.0.1:\(port)"
     for name in [
       "FanoutWorker", "PhotoWorker", "APNsWorker", "WebPushWorker", "FCMWorker", "NtfyWorker",
     ] {
-      processes.append(try WorkerProcess(name, environment: environment))
+      workers.append(try WorkerProcess(name, environment: environment))
     }
     return EveryPlatformStack(
       db: db, session: session, base: base, webPush: webPush, fcm: fcm, ntfy: ntfy,
-      environment: environment, port: port, processes: processes,
+      environment: environment, port: port,
+      processes: [base.sandbox.process, base.simulator] + workers, workers: workers,
       client: HTTPClient(caFile: nil, threadName: "e2e-client"))
   }
+
+  /// Every line the system's processes logged so far.
+  var workerLogs: String { workers.map(\.log).joined() }
 
   func stop() {
     for process in processes { process.stop() }
