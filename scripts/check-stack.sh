@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Runs deploy/compose.yaml as a whole, with its dev profile (camera simulator, APNs
-# sandbox): builds the image, brings every service up, waits until each one is healthy,
-# imports the demo fleet, publishes one alarm, and checks that the push reaches the
-# sandbox with an image URL whose photo one of the serving replicas answers. Then takes the
-# stack down with its volumes. The stack's own secrets are test keys made for the run, and
-# a small override points the APNs workers at the sandbox and the public origin at the
-# published port; nothing else of the compose file is changed.
+# Runs deploy/compose.yaml as a whole, with its dev profile (camera simulator, the APNs,
+# Web Push, FCM and ntfy doubles): builds the image, brings every service up, waits until
+# each one is healthy, imports the demo fleet, publishes one alarm, and checks that the
+# push reaches the APNs sandbox with an image URL whose photo one of the serving replicas
+# answers. Then takes the stack down with its volumes. The stack's own secrets are test
+# keys made for the run (a Firebase service account among them), and a small override
+# points each channel's workers at its double and the public origin at the published
+# port; nothing else of the compose file is changed.
 # Needs a Docker engine that reaches the base images, or their local stand-ins with
 # --standins (scripts/make-standin-images.sh), and Compose (`docker compose`, or the older
 # `docker-compose`, for which the file's top-level `name` is left out). Not part of
@@ -52,8 +53,20 @@ else
   exit 2
 fi
 
-# Test keys, readable by the image's unprivileged user, in place of deploy/secrets.
+# Test keys, readable by the image's unprivileged user, in place of deploy/secrets: the
+# test PKI, and a service account whose client_email and project_id are the ones the
+# compose file's fcm-sandbox checks, with its token_uri on that double.
 scripts/make-test-pki.sh "$dir/pki"
+openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$dir/pki/fcm-key.pem" \
+  2>/dev/null
+openssl pkey -in "$dir/pki/fcm-key.pem" -pubout -out "$dir/pki/fcm-key.pub.pem"
+python3 - "$dir/pki/fcm-key.pem" >"$dir/pki/fcm-service-account.json" <<'PY'
+import json, sys
+print(json.dumps({"type": "service_account", "project_id": "mowdeck-dev",
+                  "private_key": open(sys.argv[1]).read(),
+                  "client_email": "fcm-sender@mowdeck-dev.iam.gserviceaccount.com",
+                  "token_uri": "https://fcm-sandbox:8445/token"}))
+PY
 chmod 755 "$dir/pki"
 chmod 644 "$dir/pki"/*
 cat >"$dir/override.yaml" <<YAML
@@ -72,10 +85,24 @@ services:
       MOWDECK_NOTIFICATIONS_WEBPUSH_HOSTS: webpush-sandbox
       MOWDECK_NOTIFICATIONS_APP_URL: http://127.0.0.1:8080
     secrets: [apns_key, vapid_key, test_ca]
+  fcm:
+    environment:
+      MOWDECK_NOTIFICATIONS_FCM_URL: https://fcm-sandbox:8445
+      MOWDECK_NOTIFICATIONS_FCM_CA_FILE: /run/secrets/test_ca
+      MOWDECK_NOTIFICATIONS_APP_URL: http://127.0.0.1:8080
+    secrets: [apns_key, fcm_credentials, test_ca]
+  ntfy:
+    environment:
+      MOWDECK_NOTIFICATIONS_NTFY_URL: https://ntfy-sandbox:8446
+      MOWDECK_NOTIFICATIONS_NTFY_CA_FILE: /run/secrets/test_ca
+      MOWDECK_NOTIFICATIONS_APP_URL: http://127.0.0.1:8080
+    secrets: [apns_key, test_ca]
 secrets:
   apns_key: {file: $dir/pki/apns-key.p8}
   apns_public_key: {file: $dir/pki/apns-key.pub.pem}
   vapid_key: {file: $dir/pki/apns-key.p8}
+  fcm_credentials: {file: $dir/pki/fcm-service-account.json}
+  fcm_public_key: {file: $dir/pki/fcm-key.pub.pem}
   sandbox_cert: {file: $dir/pki/server.pem}
   sandbox_key: {file: $dir/pki/server.key}
   test_ca: {file: $dir/pki/ca.pem}
@@ -90,16 +117,17 @@ echo "check-stack: building mowdeck:latest and starting $file" >&2
 docker build -q --network host "${build_args[@]}" -f deploy/Dockerfile -t mowdeck:latest . \
   >/dev/null
 "${run[@]}" up -d --no-build >&2
-# All 17 containers (postgres, nats, migrate, two replicas of five workers, the prune
-# worker, the camera simulator, the two push doubles); each with a health check must report
-# healthy, and migrate must have exited 0.
-expected=17
+# All 23 containers (postgres, nats, migrate, two replicas of seven workers, the prune
+# worker, the camera simulator, the four push doubles); each with a health check must
+# report healthy, and migrate must have exited 0.
+expected=23
 for _ in $(seq 120); do
   states=$(docker ps -a --filter "label=com.docker.compose.project=$project" \
     --format '{{.Names}} {{.Status}}')
   count=$(echo "$states" | grep -c . || true)
   unhealthy=$(echo "$states" | grep -v -e '(healthy)' -e 'migrate.*Exited (0)' \
-    -e 'gateway-simulator.*Up' -e 'apns-sandbox.*Up' -e 'webpush-sandbox.*Up' || true)
+    -e 'gateway-simulator.*Up' -e 'apns-sandbox.*Up' -e 'webpush-sandbox.*Up' \
+    -e 'fcm-sandbox.*Up' -e 'ntfy-sandbox.*Up' || true)
   [ "$count" -eq "$expected" ] && [ -z "$unhealthy" ] && break
   sleep 1
 done

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Test certificates and keys for the APNs sandbox, made with the openssl command line:
 #   ca.pem, ca.key                a certificate authority that only tests trust
-#   server.pem, server.key        the sandbox's TLS certificate for 127.0.0.1, localhost and
-#                                 apns-sandbox (its name in the compose stack)
+#   server.pem, server.key        the sandboxes' TLS certificate for 127.0.0.1, localhost and
+#                                 apns-sandbox, webpush-sandbox, fcm-sandbox and ntfy-sandbox
+#                                 (their names in the compose stack)
 #   apns-key.p8                   an APNs-style ES256 signing key (PKCS#8 PEM, P-256)
 #   apns-key.pub.pem              its public key, for the sandbox's --public-key
 # Usage: scripts/make-test-pki.sh DIR
@@ -42,7 +43,7 @@ cat >server.ext <<'EXT'
 basicConstraints=critical,CA:FALSE
 keyUsage=critical,digitalSignature
 extendedKeyUsage=serverAuth
-subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:apns-sandbox
+subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:apns-sandbox,DNS:webpush-sandbox,DNS:fcm-sandbox,DNS:ntfy-sandbox
 EXT
 openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -sha256 -days 825 \
   -extfile server.ext -out server.pem 2>/dev/null
