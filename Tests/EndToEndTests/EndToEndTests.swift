@@ -21,7 +21,7 @@ import Testing
   /// The same while a random worker is killed with SIGKILL every few seconds and started
   /// again, and PostgreSQL and nats-server each crash and come back once. Its own servers,
   /// so the other tests do not feel the restarts.
-  @Test(.timeLimit(.minutes(5))) func fleet40UnderChaos() async throws {
+  @Test(.timeLimit(.minutes(8))) func fleet40UnderChaos() async throws {
     let servers = FileManager.default.temporaryDirectory.appendingPathComponent(
       "chaos-\(UUID().uuidString.prefix(8))")
     let script = TestServers.repositoryPath("scripts/servers.sh")
