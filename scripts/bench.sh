@@ -2,6 +2,8 @@
 # Runs a benchmark in release mode against throwaway servers and prints its table.
 #   scripts/bench.sh fanout [--rate 200] [--seconds 10] [--alarms 5000] [--replicas N]
 #   scripts/bench.sh webpush [--deliveries 5000] [--subscriptions 100]
+#   scripts/bench.sh fcm [--deliveries 5000] [--devices 100]
+#   scripts/bench.sh ntfy [--deliveries 5000] [--topics 100]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh

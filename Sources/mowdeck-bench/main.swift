@@ -9,7 +9,7 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 guard let which = arguments.first else {
   FileHandle.standardError.write(
     Data(
-      "usage: mowdeck-bench fanout [--rate N] [--seconds N] [--alarms N] [--replicas N]\n       mowdeck-bench photo [--photos N] [--in-flight N] [--flood N]\n       mowdeck-bench prune [--events N] [--alarms N] [--rate N]\n       mowdeck-bench apns [--pushes N] [--rate N] [--seconds N] [--camera-ms N]\n       mowdeck-bench webpush [--deliveries N] [--subscriptions N]\n       mowdeck-bench floors [--count N]\n       mowdeck-bench pipeline [--rate N] [--seconds N] [--camera-ms N] [--timeouts-percent N] [--phones-per-second N] [--out DIR]\n       mowdeck-bench matrix [--seconds N] [--out DIR]\n       mowdeck-bench soak [--minutes N] [--rate N] [--out DIR]\n"
+      "usage: mowdeck-bench fanout [--rate N] [--seconds N] [--alarms N] [--replicas N]\n       mowdeck-bench photo [--photos N] [--in-flight N] [--flood N]\n       mowdeck-bench prune [--events N] [--alarms N] [--rate N]\n       mowdeck-bench apns [--pushes N] [--rate N] [--seconds N] [--camera-ms N]\n       mowdeck-bench webpush [--deliveries N] [--subscriptions N]\n       mowdeck-bench fcm [--deliveries N] [--devices N]\n       mowdeck-bench ntfy [--deliveries N] [--topics N]\n       mowdeck-bench floors [--count N]\n       mowdeck-bench pipeline [--rate N] [--seconds N] [--camera-ms N] [--timeouts-percent N] [--phones-per-second N] [--out DIR]\n       mowdeck-bench matrix [--seconds N] [--out DIR]\n       mowdeck-bench soak [--minutes N] [--rate N] [--out DIR]\n"
         .utf8))
   exit(2)
 }
@@ -56,6 +56,17 @@ func pipelineSettings() -> PipelineSettings {
   return settings
 }
 
+/// One channel worker against its double, `--deliveries` to as many devices as the option
+/// named `devices` says (100 unless given), in a schema of its own.
+func channelBenchmark<Harness: BenchedDouble>(_: Harness.Type, devices deviceOption: String)
+  async throws -> String
+{
+  try await ChannelBenchmark<Harness>(
+    db: try await TestDatabase.make(), deliveries: option("deliveries", 5000),
+    devices: option(deviceOption, 100)
+  ).run()
+}
+
 do {
   // Each benchmark makes its own schema (the pipeline runs one per run).
   let nats = try NATSClient.connect(
@@ -84,11 +95,14 @@ do {
       "apns: pushes over one HTTP/2 connection to the sandbox; alarm to push with a slow camera")
     print(try await benchmark.run())
   case "webpush":
-    let benchmark = WebPushBenchmark(
-      db: try await TestDatabase.make(), deliveries: option("deliveries", 5000),
-      subscriptions: option("subscriptions", 100))
     print("webpush: deliveries per second from one WebPushWorker to the Web Push double (HTTPS)")
-    print(try await benchmark.run())
+    print(try await channelBenchmark(WebPushSandboxHarness.self, devices: "subscriptions"))
+  case "fcm":
+    print("fcm: deliveries per second from one FCMWorker to the FCM double (HTTPS, OAuth)")
+    print(try await channelBenchmark(FCMSandboxHarness.self, devices: "devices"))
+  case "ntfy":
+    print("ntfy: deliveries per second from one NtfyWorker to the ntfy double (HTTPS)")
+    print(try await channelBenchmark(NtfySandboxHarness.self, devices: "topics"))
   case "prune":
     let benchmark = PruneBenchmark(
       db: try await TestDatabase.make(), nats: nats, events: option("events", 1_000_000),
