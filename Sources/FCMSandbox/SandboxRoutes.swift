@@ -3,7 +3,7 @@ import Infrastructure
 
 extension SandboxState {
   func addRoutes(to router: inout HTTPRouter, logger: Logger) {
-    router.add("POST", "/token") { request in self.token(request) }
+    router.add("POST", "/token") { request in self.port.whenKnown { self.token(request) } }
     router.add("POST", "/v1/projects/{project}/messages:send") { request in
       self.send(request, logger: logger)
     }

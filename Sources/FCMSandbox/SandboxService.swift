@@ -29,7 +29,7 @@ struct SandboxService: Service {
     let server = try HTTPServer.start(
       listen: options.listen, router: router, logger: logger, metrics: Metrics(),
       options: HTTPServer.Options(threads: 2, maxBodyBytes: 64 * 1024, tls: tls))
-    state.port.store(server.port, ordering: .releasing)
+    state.port.store(server.port)
     logger.info("serving", ["token_url": state.tokenURL ?? ""])
     await server.run()
   }
@@ -44,8 +44,7 @@ final class SandboxState: Sendable {
   let accessTokens = AccessTokens()
   let registrations = Registrations()
   let grantBehaviour: Mutex<GrantBehaviour>
-  /// 0 until the server has started.
-  let port = Atomic<Int>(0)
+  let port = BoundPort()
 
   init(options: SandboxOptions, publicKey: RS256VerifyingKey, recorder: JSONLinesFile?) {
     self.options = options
@@ -56,8 +55,7 @@ final class SandboxState: Sendable {
 
   /// `https://<host>:<port>/token`, the service account's `token_uri`; nil before the start.
   var tokenURL: String? {
-    let port = port.load(ordering: .acquiring)
-    guard port != 0 else { return nil }
+    guard let port = port.value else { return nil }
     let host = options.host.contains(":") ? "[\(options.host)]" : options.host
     return "https://\(host):\(port)/token"
   }

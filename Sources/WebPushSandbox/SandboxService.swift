@@ -41,7 +41,7 @@ struct SandboxService: Service {
       // Bodies up to 64 KiB reach the checks, so that a push over 4096 bytes is answered
       // 413 and recorded; larger ones get the server's own 413.
       options: HTTPServer.Options(threads: 2, maxBodyBytes: 64 * 1024, tls: tls))
-    state.port.store(server.port, ordering: .releasing)
+    state.port.store(server.port)
     logger.info("serving", ["origin": state.origin ?? ""])
     await server.run()
   }
@@ -49,27 +49,33 @@ struct SandboxService: Service {
   static func router(state: SandboxState, recorder: JSONLinesFile?, logger: Logger) -> HTTPRouter {
     var router = HTTPRouter()
     router.add("POST", "/subscriptions") { request in
-      .now(subscribe(request, state: state, logger: logger))
+      state.port.whenKnown { .now(subscribe(request, state: state, logger: logger)) }
     }
     router.add("POST", "/push/{id}") { request in
-      guard let origin = state.origin else { return .now(.plain(503)) }
-      let id = String(request.parameters[0])
-      let subscription = state.subscriptions[id]
-      let delay = subscription?.behaviour.delayMilliseconds ?? 0
-      let answer = { @Sendable () -> HTTPResponse in
-        let outcome = PushCheck(origin: origin).check(
-          request, id: id, subscription: subscription, now: Date())
-        recorder?.append(outcome.line)
-        logger.debug("push", ["status": outcome.line.status, "error": outcome.line.error ?? ""])
-        return outcome.response
-      }
-      guard delay > 0 else { return .now(answer()) }
-      return .later {
-        try? await Task.sleep(for: .milliseconds(delay))
-        return answer()
-      }
+      state.port.whenKnown { push(request, state: state, recorder: recorder, logger: logger) }
     }
     return router
+  }
+
+  private static func push(
+    _ request: HTTPRequest, state: SandboxState, recorder: JSONLinesFile?, logger: Logger
+  ) -> HTTPReply {
+    guard let origin = state.origin else { return .now(.plain(503)) }
+    let id = String(request.parameters[0])
+    let subscription = state.subscriptions[id]
+    let delay = subscription?.behaviour.delayMilliseconds ?? 0
+    let answer = { @Sendable () -> HTTPResponse in
+      let outcome = PushCheck(origin: origin).check(
+        request, id: id, subscription: subscription, now: Date())
+      recorder?.append(outcome.line)
+      logger.debug("push", ["status": outcome.line.status, "error": outcome.line.error ?? ""])
+      return outcome.response
+    }
+    guard delay > 0 else { return .now(answer()) }
+    return .later {
+      try? await Task.sleep(for: .milliseconds(delay))
+      return answer()
+    }
   }
 
   private static func subscribe(_ request: HTTPRequest, state: SandboxState, logger: Logger)
@@ -108,15 +114,13 @@ struct SandboxService: Service {
 final class SandboxState: Sendable {
   let endpointHost: String
   let subscriptions = SubscriptionStore()
-  /// 0 until the server has started.
-  let port = Atomic<Int>(0)
+  let port = BoundPort()
 
   init(endpointHost: String) { self.endpointHost = endpointHost }
 
   /// `https://<endpoint host>:<port>` as VAPID's `aud` names it; nil before the start.
   var origin: String? {
-    let port = port.load(ordering: .acquiring)
-    guard port != 0 else { return nil }
+    guard let port = port.value else { return nil }
     return VAPIDAuthorization.audience(ofEndpoint: "https://\(endpointHost):\(port)")
   }
 }
