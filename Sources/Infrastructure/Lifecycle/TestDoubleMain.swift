@@ -1,0 +1,37 @@
+import Foundation
+
+/// The start of every HTTPS test double (the Web Push, FCM and ntfy sandboxes): options
+/// read from the command line (`--help` prints the usage and exits 0, a bad option exits 2
+/// with one line), a logger at `MOWDECK_LOG_LEVEL`, the service run until a signal.
+public enum TestDoubleMain {
+  /// `parse` returns nil when help was asked for.
+  public static func run<Options, S: Service>(
+    _ component: String, usage: String, parse: ([String]) throws -> Options?,
+    service makeService: (Options, Logger) throws -> S
+  ) async -> Never {
+    // A client that vanishes mid-answer must cost one connection, not the process.
+    signal(SIGPIPE, SIG_IGN)
+    let options: Options
+    do {
+      guard let parsed = try parse(Array(CommandLine.arguments.dropFirst())) else {
+        print(usage)
+        exit(0)
+      }
+      options = parsed
+    } catch {
+      FileHandle.standardError.write(Data("\(component): \(error)\n".utf8))
+      exit(2)
+    }
+    let level = ProcessInfo.processInfo.environment["MOWDECK_LOG_LEVEL"]
+      .flatMap(Logger.Level.init)
+    let logger = Logger(component: component, minimumLevel: level ?? .info)
+    let service: S
+    do {
+      service = try makeService(options, logger)
+    } catch {
+      FileHandle.standardError.write(Data("\(component): \(error)\n".utf8))
+      exit(1)
+    }
+    exit(await ServiceRunner.run(service, logger: logger))
+  }
+}
