@@ -1,8 +1,12 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The start of every HTTPS test double (the Web Push, FCM and ntfy sandboxes): options
 /// read from the command line (`--help` prints the usage and exits 0, a bad option exits 2
 /// with one line), a logger at `MOWDECK_LOG_LEVEL`, the service run until a signal.
+///
+/// FoundationEssentials only, like the rest of `Infrastructure`: the workers link this
+/// module, and `WorkerLinkageTests` holds them to it (ADR 0021).
 public enum TestDoubleMain {
   /// `parse` returns nil when help was asked for.
   public static func run<Options, S: Service>(
@@ -19,7 +23,7 @@ public enum TestDoubleMain {
       }
       options = parsed
     } catch {
-      FileHandle.standardError.write(Data("\(component): \(error)\n".utf8))
+      StandardError.write("\(component): \(error)\n")
       exit(2)
     }
     let level = ProcessInfo.processInfo.environment["MOWDECK_LOG_LEVEL"]
@@ -29,7 +33,7 @@ public enum TestDoubleMain {
     do {
       service = try makeService(options, logger)
     } catch {
-      FileHandle.standardError.write(Data("\(component): \(error)\n".utf8))
+      StandardError.write("\(component): \(error)\n")
       exit(1)
     }
     exit(await ServiceRunner.run(service, logger: logger))
