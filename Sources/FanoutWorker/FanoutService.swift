@@ -2,9 +2,9 @@ import Events
 import FoundationEssentials
 import Infrastructure
 
-/// The fan-out stage: pulls alarms from the shared durable JetStream consumer, decides each
-/// in one transaction, acknowledges only after the commit, then offers the deliveries to
-/// an APNs worker and rings the photo stage.
+/// The fan-out stage: pulls alarms from the shared durable JetStream consumer, decides them
+/// in transactions of one or many (`DecisionBatcher`), acknowledges each only after its
+/// commit, then offers the deliveries to an APNs worker and rings the photo stage.
 ///
 /// Alarms wait in one lane per mower (`AlarmLanes`): a mower's alarms in stream order, the
 /// mowers independent of each other, and the fetch loop never waits for a lane. Errors are
@@ -13,6 +13,7 @@ import Infrastructure
 /// can class is rejected as `undecidable` after `maxAttempts`.
 struct FanoutService: Service {
   let store: FanoutStore
+  let batcher: DecisionBatcher
   let offers: DeliveryOffers
   let nats: NATSClient
   let subjects: Subjects
@@ -109,15 +110,23 @@ struct FanoutService: Service {
     var backoff = Backoff(initial: 0.05, maximum: 2)
     var attempts = 0
     var lastTouched = started
+    // The first attempt is decided with whatever else is waiting; after a failed batch the
+    // alarm is decided alone, so that another alarm's fault never fails it twice.
+    var inBatch = true
     while true {
       attempts += 1
       let failure: any Error
       do {
-        let outcome = try await store.handle(
-          subject: message.subject, payload: message.data,
-          streamSequence: message.streamSequence, receivedAt: clock.now())
+        let outcome = try await decide(message, inBatch: inBatch)
         acknowledge(message, outcome: outcome, started: started)
         return
+      } catch let failed as DecisionBatcher.BatchFailed {
+        // Not this alarm's attempt: it goes again at once, alone.
+        logger.debug("a batch failed, deciding its alarms alone", ["error": failed])
+        metrics.increment("mowdeck_fanout_batches_failed_total")
+        attempts -= 1
+        inBatch = false
+        continue
       } catch {
         failure = error
       }
@@ -144,6 +153,21 @@ struct FanoutService: Service {
       }
       guard await backoff.wait() else { return }
     }
+  }
+
+  /// One attempt at `message`: through the batcher when asked and the alarm reads, else in
+  /// a transaction of its own (a payload that does not read is rejected there).
+  private func decide(_ message: JetStreamMessage, inBatch: Bool) async throws -> FanoutOutcome {
+    guard inBatch,
+      case .success(let alarm) = IngressAlarm.parse(
+        subject: message.subject, subjects: subjects, payload: message.data)
+    else {
+      return try await store.handle(
+        subject: message.subject, payload: message.data,
+        streamSequence: message.streamSequence, receivedAt: clock.now())
+    }
+    return try await batcher.decide(
+      PendingAlarm(alarm: alarm, streamSequence: message.streamSequence, receivedAt: clock.now()))
   }
 
   /// Whether a failed attempt ends the message as rejected: at once when PostgreSQL refused

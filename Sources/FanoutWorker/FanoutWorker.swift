@@ -5,6 +5,12 @@ import Infrastructure
 /// The wiring of the fan-out worker, kept out of `main.swift` so tests can build one with
 /// their own configuration.
 enum FanoutWorker {
+  /// Alarms decided in one transaction at most (ADR 0038).
+  static let maxBatch = 128
+  /// Mowers with alarms in hand: enough to fill the batches of every pooled connection
+  /// while a fetch is under way (docs/benchmarks.md, "mass events").
+  static let busyLanesWanted = 256
+
   static func make(configuration: Configuration, logger: Logger, clock: any WallClock)
     throws -> MonitoredService<FanoutService>
   {
@@ -24,12 +30,15 @@ enum FanoutWorker {
       progress: progress, logger: logger)
     let service = FanoutService(
       store: store,
+      batcher: DecisionBatcher(
+        store: store, metrics: metrics, maxConcurrent: configuration.databasePoolSize,
+        maxBatch: Self.maxBatch),
       offers: DeliveryOffers(
         store: store, nats: nats, subjects: subjects, logger: logger, metrics: metrics,
         clock: clock),
       nats: nats, subjects: subjects, clock: clock, logger: logger,
       metrics: metrics, progress: progress, maxHeld: 512,
-      busyLanesWanted: 4 * configuration.databasePoolSize,
+      busyLanesWanted: Self.busyLanesWanted,
       batchSize: 64,
       ackWaitSeconds: configuration.fanoutAckWaitSeconds,
       maxAttempts: configuration.fanoutMaxAttempts)

@@ -109,6 +109,70 @@ extension FanoutProcessTests {
       #expect(logs.contains("\"class\":\"outage\""))
     }
 
+    /// A burst against one connection (ADR 0038): the alarms that wait for it are decided in
+    /// batches, and a batch with the refused and the undecidable mowers' alarms in it fails
+    /// as a whole. Every other alarm of it is then decided alone, as it would have been
+    /// without them, and the two faulty ones are rejected on their own.
+    @Test(.timeLimit(.minutes(2)))
+    func aBatchWithFaultyAlarmsInItFailsNoOtherAlarm() async throws {
+      let db = try await TestDatabase.make()
+      try await db.importFleet40()
+      try await db.pool.withTransaction { tx in try tx.execute(Self.faults) }
+      let prefix = uniqueSubjectPrefix()
+      var environment = try WorkerProcess.environment(database: db, subjectPrefix: prefix)
+      environment["MOWDECK_DATABASE_POOL_SIZE"] = "1"
+      environment["MOWDECK_FANOUT_MAX_ATTEMPTS"] = "2"
+      let worker = try WorkerProcess("FanoutWorker", environment: environment)
+      defer { worker.stop() }
+      let subjects = Subjects(prefix: prefix)
+      let nats = try NATSClient.connect(
+        url: try TestServers.natsURL(), name: "fault-burst-test", logger: TestServers.logger)
+      let publisher = try await AlarmPublisher(nats: nats, subjects: subjects, pool: db.pool)
+
+      // Three rounds over 36 mowers: the second and third are suppressed by the cooldown.
+      let mowers = (4..<40).map { String(format: "m-7-%04d", $0) }
+      var published: [(sequence: UInt64, id: UUID, mower: String)] = []
+      for round in 0..<3 {
+        for mower in mowers + (round == 1 ? [Self.refused, Self.cursed] : []) {
+          let id = UUID()
+          let sequence = try await publisher.publish(
+            subject: subjects.alarm(mowerID: mower), payload: Self.alarm(id, mower: mower))
+          published.append((sequence, id, mower))
+        }
+      }
+      var outcomes: [String: [String]] = [:]
+      for alarm in published {
+        let decided = try await publisher.waitDecided(
+          alarm.sequence, eventID: alarm.id, timeout: .seconds(30))
+        outcomes[alarm.mower, default: []].append(decided.outcome)
+      }
+      for mower in mowers {
+        #expect(outcomes[mower] == ["pushed", "suppressed", "suppressed"], "\(mower)")
+      }
+      #expect(outcomes[Self.refused] == ["rejected"])
+      #expect(outcomes[Self.cursed] == ["rejected"])
+      #expect(
+        try await db.count("SELECT count(*) AS n FROM alarms") == mowers.count * 3)
+      #expect(
+        try await db.count("SELECT count(*) AS n FROM events WHERE type = 'alarm.rejected'") == 2)
+      // The burst was batched, and at least one batch failed because of the two.
+      let port = try #require(worker.monitoringPort)
+      let metrics = try await runShellOffThePool("curl -s http://127.0.0.1:\(port)/metrics")
+      let batches = Self.value(of: "mowdeck_fanout_batch_alarms_count", in: metrics)
+      let batched = Self.value(of: "mowdeck_fanout_batch_alarms_sum", in: metrics)
+      #expect(batches < batched, "\(metrics)")
+      #expect(Self.value(of: "mowdeck_fanout_batches_failed_total", in: metrics) >= 1, "\(metrics)")
+      #expect(worker.isRunning)
+    }
+
+    /// The value of an unlabelled metric in Prometheus's text format; 0 when absent.
+    static func value(of name: String, in metrics: String) -> Double {
+      for line in metrics.split(separator: "\n") where line.hasPrefix(name + " ") {
+        return Double(line.dropFirst(name.count + 1)) ?? 0
+      }
+      return 0
+    }
+
     static func alarm(_ id: UUID, mower: String) -> [UInt8] {
       Array(
         JSON.encode([

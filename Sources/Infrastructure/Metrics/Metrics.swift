@@ -28,6 +28,9 @@ public final class Metrics: Sendable {
     10, 30,
   ]
 
+  /// Buckets for counts of things taken together (alarms in a batch, rows in a claim).
+  public static let sizeBuckets: [Double] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
+
   private let state = Mutex(State())
 
   public init() {}
@@ -50,14 +53,16 @@ public final class Metrics: Sendable {
     state.withLock { $0.gauges[Key(name: name, labels: labels), default: 0] += delta }
   }
 
-  public func observe(_ name: String, _ value: Double, labels: [String: String] = [:]) {
+  /// Counts `value` into a histogram; `buckets` are fixed by the first observation.
+  public func observe(
+    _ name: String, _ value: Double, labels: [String: String] = [:],
+    buckets: [Double] = Metrics.latencyBuckets
+  ) {
     state.withLock { state in
       let key = Key(name: name, labels: labels)
       var histogram =
         state.histograms[key]
-        ?? Histogram(
-          buckets: Self.latencyBuckets,
-          counts: Array(repeating: 0, count: Self.latencyBuckets.count))
+        ?? Histogram(buckets: buckets, counts: Array(repeating: 0, count: buckets.count))
       for (index, bound) in histogram.buckets.enumerated() where value <= bound {
         histogram.counts[index] += 1
       }
