@@ -10,7 +10,7 @@ struct PendingAlarm: Sendable {
   let receivedAt: Date
 }
 
-/// Alarms decided together in one transaction (ADR 0038): at most one per mower, because
+/// Alarms decided together in one transaction (ADR 0039): at most one per mower, because
 /// each decision reads its mower's state as the one before it left it, and at most one per
 /// event id, because the second of two is a duplicate only once the first is written.
 /// Either kind of second alarm waits for a later batch.

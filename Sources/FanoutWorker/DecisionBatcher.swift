@@ -3,7 +3,7 @@ import FoundationEssentials
 import Infrastructure
 import Synchronization
 
-/// Group commit for decisions (ADR 0038). Each lane asks for its alarm's decision here; while
+/// Group commit for decisions (ADR 0039). Each lane asks for its alarm's decision here; while
 /// fewer than `maxConcurrent` transactions run, an alarm starts one at once, alone, as fast
 /// as ever. When every connection is busy, alarms wait, and the next transaction to start
 /// takes everything waiting (up to `maxBatch`, one alarm per mower), so a transaction's

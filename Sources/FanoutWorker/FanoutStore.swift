@@ -4,7 +4,7 @@ import Infrastructure
 
 /// Takes the decisions about ingress messages, a batch of them in one transaction: the
 /// facts, the state they describe and the next stages' work commit together or not at all
-/// (ADR 0002, ADR 0038).
+/// (ADR 0002, ADR 0039).
 struct FanoutStore: Sendable {
   let pool: DatabasePool
   let rules: DecisionRules
@@ -26,7 +26,7 @@ struct FanoutStore: Sendable {
   }
 
   /// Decides one alarm in a transaction of its own: the first attempt at low load, and
-  /// every attempt after a failed batch (ADR 0038).
+  /// every attempt after a failed batch (ADR 0039).
   func decideAlone(_ pending: PendingAlarm) async throws -> FanoutOutcome {
     do {
       return try await decide(DecisionBatch(pending))[0]

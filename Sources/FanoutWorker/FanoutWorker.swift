@@ -5,7 +5,7 @@ import Infrastructure
 /// The wiring of the fan-out worker, kept out of `main.swift` so tests can build one with
 /// their own configuration.
 enum FanoutWorker {
-  /// Alarms decided in one transaction at most (ADR 0038).
+  /// Alarms decided in one transaction at most (ADR 0039).
   static let maxBatch = 128
   /// Mowers with alarms in hand: enough to fill the batches of every pooled connection
   /// while a fetch is under way (docs/benchmarks.md, "mass events").

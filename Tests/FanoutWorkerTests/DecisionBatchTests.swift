@@ -6,7 +6,7 @@ import Testing
 
 @testable import FanoutWorker
 
-/// Decisions taken many to a transaction (ADR 0038) against a real PostgreSQL: the same
+/// Decisions taken many to a transaction (ADR 0039) against a real PostgreSQL: the same
 /// rows and events as one at a time, one transaction for a batch, and a batch that fails
 /// writing nothing and failing every alarm of it, so that each is decided again alone.
 @Suite struct DecisionBatchTests {

@@ -109,7 +109,7 @@ extension FanoutProcessTests {
       #expect(logs.contains("\"class\":\"outage\""))
     }
 
-    /// A burst against one connection (ADR 0038): the alarms that wait for it are decided in
+    /// A burst against one connection (ADR 0039): the alarms that wait for it are decided in
     /// batches, and a batch with the refused and the undecidable mowers' alarms in it fails
     /// as a whole. Every other alarm of it is then decided alone, as it would have been
     /// without them, and the two faulty ones are rejected on their own.
