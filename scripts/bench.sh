@@ -15,6 +15,8 @@ trap 'scripts/servers.sh stop "$servers"; rm -rf "$servers"' EXIT
 scripts/servers.sh start "$servers"
 # shellcheck disable=SC1091
 source "$servers/env"
+# The ramp samples PostgreSQL's and nats-server's CPU from their pid files here.
+export MOWDECK_BENCH_SERVERS=$servers
 export MOWDECK_TEST_DATABASE_URL=$MOWDECK_DATABASE_URL MOWDECK_TEST_NATS_URL=$MOWDECK_NATS_URL
 unset MOWDECK_DATABASE_URL MOWDECK_NATS_URL
 export MOWDECK_BIN_DIR=$(swift build -c release --show-bin-path)
