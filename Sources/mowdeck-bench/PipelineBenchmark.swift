@@ -31,13 +31,7 @@ struct PipelineBenchmark {
 
   func run() async throws -> PipelineResult {
     let db = try await TestDatabase.make()
-    try await BenchLoad(db: db).seedFleet(mowers: settings.mowers)
-    // A real directory is vacuumed and has planner statistics; freshly seeded tables have
-    // neither until autovacuum gets to them, and the first minutes would measure that
-    // instead. Only the seeded tables: an ANALYZE of the empty alarm tables records them
-    // as empty, and every plan made before autovacuum's next ANALYZE scans them
-    // sequentially as they grow.
-    try await db.pool.query("VACUUM ANALYZE users, mowers, grants, devices")
+    try await BenchLoad(db: db).seedVacuumedFleet(mowers: settings.mowers)
     let waited = await ProcessSampler.waitForQuietMachine()
     if waited >= 1 { print(String(format: "waited %.0f s for a quiet machine", waited)) }
     let timeoutPercent = Int((settings.timeouts * 100).rounded())
@@ -52,11 +46,7 @@ struct PipelineBenchmark {
       nats: nats, subject: rig.subjects.prefix + "floor", count: 500)
     floors.quiet.sandbox = try rig.sandboxAnswerTimes(count: 200)
 
-    var workers: [String] = []
-    for name in ["FanoutWorker", "PhotoWorker", "APNsWorker", "ImageServeWorker"] {
-      workers += Array(repeating: name, count: settings.replicas)
-    }
-    try await rig.startWorkers(workers + ["PruneWorker"])
+    try await rig.startPipeline(replicas: settings.replicas)
     var serving: [String] = []
     for serve in rig.processes where serve.name == "ImageServeWorker" {
       serving.append("http://127.0.0.1:\(try await listeningPort(of: serve))")
@@ -99,17 +89,13 @@ struct PipelineBenchmark {
 
     // Let every photo end (a silent camera ends at the photo timeout) and the phone finish.
     // A pipeline that cannot keep up leaves a backlog: reported, not waited for forever.
-    let backlogQuery: SQL = """
-      SELECT (SELECT count(*) FROM photo_reservations WHERE state = 'pending')
-           + (SELECT count(*) FROM deliveries WHERE state = 'queued') AS n
-      """
     var backlog = 0
     do {
       try await eventually(timeout: .seconds(90), "the pipeline to settle") {
-        try await db.count(backlogQuery) == 0
+        try await PipelineBacklog.read(db: db).stored == 0
       }
     } catch is TimedOut {
-      backlog = try await db.count(backlogQuery)
+      backlog = try await PipelineBacklog.read(db: db).stored
     }
     try await Task.sleep(for: .seconds(2))
     await phone.finish()

@@ -125,9 +125,9 @@ struct PipelineResult {
   func verdicts(soak: Bool) -> [String] {
     var lines: [String] = []
     if settings.rate == 100 {
-      lines.append(verdict("p99 alarm -> push <= 20 ms at 100 alarms/s", push.p99 <= 0.020))
+      lines.append(verdictLine("p99 alarm -> push <= 20 ms at 100 alarms/s", push.p99 <= 0.020))
     }
-    lines.append(verdict("p99 alarm -> push <= 5x the floor sum", pushRatio <= 5))
+    lines.append(verdictLine("p99 alarm -> push <= 5x the floor sum", pushRatio <= 5))
     if let loadedRatio {
       // Not a verdict: the target is judged on the quiet floors above. A rough comparison
       // (see `LoadedFloorProbe`) of the tail with what a bare request meets at the time.
@@ -136,14 +136,11 @@ struct PipelineResult {
           format: "for comparison: p99 alarm -> push is %.1fx the sum of the floors' p99s "
             + "under the same load", loadedRatio))
     }
-    lines.append(
-      verdict(
-        "no worker over 64 MB RSS (largest \(String(format: "%.1f", maxPeakRSS * 1.048576)) MB)",
-        maxPeakRSS * 1.048576 <= 64))
+    lines.append(rssVerdict(largestMiB: maxPeakRSS))
     if soak {
       if let growth = workerUsage.compactMap(\.rssGrowthPercent).max() {
         lines.append(
-          verdict(
+          verdictLine(
             "RSS growth after warm-up <= 10% (largest \(String(format: "%+.1f", growth))%)",
             growth <= 10))
       } else {
@@ -152,10 +149,6 @@ struct PipelineResult {
       }
     }
     return lines
-  }
-
-  private func verdict(_ text: String, _ met: Bool) -> String {
-    (met ? "met:     " : "NOT MET: ") + text
   }
 
   private func rate(_ count: Double, _ seconds: Double) -> String {
@@ -209,4 +202,19 @@ struct PipelineResult {
       to: directory.appendingPathComponent("memory-\(label).csv"), atomically: true,
       encoding: .utf8)
   }
+}
+
+/// A target's line: met or not, then what it asks.
+func verdictLine(_ text: String, _ met: Bool) -> String {
+  (met ? "met:     " : "NOT MET: ") + text
+}
+
+/// Issue 9's memory target against the largest peak RSS of any worker (MiB as sampled; the
+/// target is in MB).
+func rssVerdict(largestMiB: Double, of worker: String = "") -> String {
+  let megabytes = largestMiB * 1.048576
+  let whose = worker.isEmpty ? "" : worker + " "
+  return verdictLine(
+    "no worker over 64 MB RSS (largest \(whose)\(String(format: "%.1f", megabytes)) MB)",
+    megabytes <= 64)
 }

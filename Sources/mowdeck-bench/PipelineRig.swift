@@ -35,6 +35,16 @@ final class PipelineRig: @unchecked Sendable {
     try await Task.sleep(for: .seconds(1))
   }
 
+  /// The pipeline as the whole-stack benchmarks run it: `replicas` of each stage's worker
+  /// and one pruner.
+  func startPipeline(replicas: Int) async throws {
+    var workers: [String] = []
+    for name in ["FanoutWorker", "PhotoWorker", "APNsWorker", "ImageServeWorker"] {
+      workers += Array(repeating: name, count: replicas)
+    }
+    try await startWorkers(workers + ["PruneWorker"])
+  }
+
   func stop() { for item in processes.reversed() { item.stop() } }
 
   func rss(_ name: String) -> String {

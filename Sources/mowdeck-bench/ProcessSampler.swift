@@ -23,7 +23,9 @@ actor ProcessSampler {
     let rssGrowthPercent: Double?
   }
 
-  private let processes: [(name: String, pid: Int32)]
+  /// `withChildren`: a server, sampled with its children (PostgreSQL's backends) for CPU
+  /// only, since its backends' resident sets share its buffers and would not add up.
+  private let processes: [(name: String, pid: Int32, withChildren: Bool)]
   /// The process types, in the order first seen.
   private let names: [String]
   private let start = ContinuousClock.now
@@ -34,10 +36,14 @@ actor ProcessSampler {
   private var machineFirst: (busy: Double, total: Double)?
   private var machineLast: (busy: Double, total: Double)?
 
-  /// - Parameter processes: the stack's processes; this one (the load and the phones) is
-  ///   sampled too, as "mowdeck-bench".
-  init(processes: [WorkerProcess]) {
-    self.processes = processes.map { ($0.name, $0.pid) } + [("mowdeck-bench", getpid())]
+  /// - Parameters:
+  ///   - processes: the stack's processes; this one (the load and the phones) is sampled
+  ///     too, as "mowdeck-bench".
+  ///   - servers: PostgreSQL and nats-server (`benchServers()`), for their CPU.
+  init(processes: [WorkerProcess], servers: [(name: String, pid: Int32)] = []) {
+    self.processes =
+      processes.map { ($0.name, $0.pid, false) } + [("mowdeck-bench", getpid(), false)]
+      + servers.map { ($0.name, $0.pid, true) }
     names = self.processes.map(\.name).reduce(into: [String]()) {
       if !$0.contains($1) { $0.append($1) }
     }
@@ -101,12 +107,52 @@ actor ProcessSampler {
     var rss: [Int32: Double] = [:]
     var cpu: [Int32: Double] = [:]
     for process in processes {
-      rss[process.pid] = currentRSSMiB(pid: process.pid)
-      cpu[process.pid] = cpuSeconds(pid: process.pid)
+      if !process.withChildren { rss[process.pid] = currentRSSMiB(pid: process.pid) }
+      cpu[process.pid] = cpuSeconds(pid: process.pid, withChildren: process.withChildren)
     }
     samples.append(Sample(at: (ContinuousClock.now - start).seconds, rss: rss, cpu: cpu))
     machineLast = Self.machineJiffies()
     if machineFirst == nil { machineFirst = machineLast }
+  }
+
+  /// Takes a sample now and returns its time, to bound a window (a ramp's step) exactly.
+  func mark() -> Double {
+    take()
+    return samples[samples.count - 1].at
+  }
+
+  /// Each process's CPU as a share of one core between the samples at `from` and `to`
+  /// (times `mark()` returned), and the largest RSS sampled in between (nil for a server).
+  func window(from: Double, to: Double) -> [(
+    name: String, cpuPercent: Double, largestRSS: Double?
+  )] {
+    let inside = samples.filter { $0.at >= from && $0.at <= to }
+    guard let first = inside.first, let last = inside.last, last.at > first.at else { return [] }
+    return processes.map { process in
+      let used = (last.cpu[process.pid] ?? 0) - (first.cpu[process.pid] ?? 0)
+      return (
+        process.name, used / (last.at - first.at) * 100,
+        inside.compactMap { $0.rss[process.pid] }.max()
+      )
+    }
+  }
+
+  /// PostgreSQL's postmaster and the nats-server that `scripts/bench.sh` started, from the
+  /// pid files in the directory it exports as `MOWDECK_BENCH_SERVERS`; none without it.
+  static func benchServers() -> [(name: String, pid: Int32)] {
+    guard let directory = ProcessInfo.processInfo.environment["MOWDECK_BENCH_SERVERS"] else {
+      return []
+    }
+    // postmaster.pid's first line is the pid; nats/pid holds only the pid.
+    let files = [("postgres", "pg/data/postmaster.pid"), ("nats-server", "nats/pid")]
+    return files.compactMap { name, file in
+      guard
+        let text = try? String(contentsOfFile: directory + "/" + file, encoding: .utf8),
+        let line = text.split(separator: "\n").first,
+        let pid = Int32(line.trimmingCharacters(in: .whitespaces))
+      else { return nil }
+      return (name, pid)
+    }
   }
 
   func usage(warmUp: Double) -> [Usage] {

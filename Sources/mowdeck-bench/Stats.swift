@@ -41,14 +41,24 @@ private func statusMiB(pid: Int32, field: String) -> Double? {
 }
 
 /// CPU time (user + system) a process has used so far, in seconds, from /proc.
-func cpuSeconds(pid: Int32) -> Double? {
+/// - Parameter withChildren: add its children's, the ended ones it has waited for and the
+///   living ones: PostgreSQL's work is done by its backends, which come and go.
+func cpuSeconds(pid: Int32, withChildren: Bool = false) -> Double? {
   guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
     let close = stat.lastIndex(of: ")")
   else { return nil }
-  // Fields after the command name: state is field 3, utime 14 and stime 15.
+  // Fields after the command name: state is field 3, utime 14, stime 15, and the waited-for
+  // children's cutime 16 and cstime 17.
   let fields = stat[stat.index(after: close)...].split(separator: " ")
-  guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else {
-    return nil
-  }
-  return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+  guard fields.count > 14, let user = Double(fields[11]), let system = Double(fields[12]),
+    let childUser = Double(fields[13]), let childSystem = Double(fields[14])
+  else { return nil }
+  let own = (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+  guard withChildren else { return own }
+  let ended = (childUser + childSystem) / Double(sysconf(Int32(_SC_CLK_TCK)))
+  let children =
+    (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
+  let living = children.split(separator: " ").compactMap { Int32($0) }
+    .compactMap { cpuSeconds(pid: $0) }.reduce(0, +)
+  return own + ended + living
 }

@@ -9,7 +9,7 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 guard let which = arguments.first else {
   FileHandle.standardError.write(
     Data(
-      "usage: mowdeck-bench fanout [--rate N] [--seconds N] [--alarms N] [--replicas N]\n       mowdeck-bench photo [--photos N] [--in-flight N] [--flood N]\n       mowdeck-bench prune [--events N] [--alarms N] [--rate N]\n       mowdeck-bench apns [--pushes N] [--rate N] [--seconds N] [--camera-ms N]\n       mowdeck-bench webpush [--deliveries N] [--subscriptions N]\n       mowdeck-bench fcm [--deliveries N] [--devices N]\n       mowdeck-bench ntfy [--deliveries N] [--topics N]\n       mowdeck-bench floors [--count N]\n       mowdeck-bench pipeline [--rate N] [--seconds N] [--camera-ms N] [--timeouts-percent N] [--phones-per-second N] [--out DIR]\n       mowdeck-bench matrix [--seconds N] [--out DIR]\n       mowdeck-bench soak [--minutes N] [--rate N] [--out DIR]\n"
+      "usage: mowdeck-bench fanout [--rate N] [--seconds N] [--alarms N] [--replicas N]\n       mowdeck-bench photo [--photos N] [--in-flight N] [--flood N]\n       mowdeck-bench prune [--events N] [--alarms N] [--rate N]\n       mowdeck-bench apns [--pushes N] [--rate N] [--seconds N] [--camera-ms N]\n       mowdeck-bench webpush [--deliveries N] [--subscriptions N]\n       mowdeck-bench fcm [--deliveries N] [--devices N]\n       mowdeck-bench ntfy [--deliveries N] [--topics N]\n       mowdeck-bench floors [--count N]\n       mowdeck-bench pipeline [--rate N] [--seconds N] [--camera-ms N] [--timeouts-percent N] [--phones-per-second N] [--out DIR]\n       mowdeck-bench pipeline --ramp [N,N,...] [--step-seconds N] [--camera-ms N] [--timeouts-percent N] [--out DIR]\n       mowdeck-bench matrix [--seconds N] [--out DIR]\n       mowdeck-bench soak [--minutes N] [--rate N] [--out DIR]\n"
         .utf8))
   exit(2)
 }
@@ -19,6 +19,16 @@ func option(_ name: String, _ fallback: Int) -> Int {
     let value = Int(arguments[index + 1])
   else { return fallback }
   return value
+}
+
+/// `--name N,N,...`: nil without `--name`, `fallback` when no list follows it.
+func listOption(_ name: String, _ fallback: [Int]) -> [Int]? {
+  guard let index = arguments.firstIndex(of: "--" + name) else { return nil }
+  guard index + 1 < arguments.count, !arguments[index + 1].hasPrefix("--") else {
+    return fallback
+  }
+  let values = arguments[index + 1].split(separator: ",").compactMap { Int($0) }
+  return values.isEmpty ? fallback : values
 }
 
 /// Prints at once, unbuffered, so a long matrix or soak shows its progress in a file.
@@ -117,6 +127,16 @@ do {
       nats: nats, count: option("count", 300), paces: paces)
     print("floors: on a quiet machine, back to back and spaced out (requests a second)")
     print(try await benchmark.run())
+  case "pipeline" where arguments.contains("--ramp"):
+    // Issue 24: rising rates on one stack, to find the highest it sustains.
+    var settings = RampSettings()
+    settings.rates = listOption("ramp", RampSettings.defaultRates) ?? RampSettings.defaultRates
+    settings.stepSeconds = option("step-seconds", 30)
+    settings.pipeline = pipelineSettings()
+    let result = try await RampBenchmark(nats: nats, settings: settings).run()
+    print(result.table())
+    print(result.summary())
+    try result.write(to: outDirectory)
   case "pipeline":
     var settings = pipelineSettings()
     settings.seconds = option("seconds", 30)
