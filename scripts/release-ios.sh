@@ -211,7 +211,8 @@ while IFS= read -r line; do
   line="${line%\"}" line="${line#\"}"
   [[ -z $line ]] || searched+=("$line")
 done < <(security list-keychains -d user)
-security list-keychains -d user -s "$keychain" "${searched[@]}"
+# (${a[@]+...}: an empty array under set -u in the bash 3.2 macOS ships.)
+security list-keychains -d user -s "$keychain" ${searched[@]+"${searched[@]}"}
 
 # The Apple Distribution identity of the profiles' team, by its SHA-1.
 identity=""
@@ -235,8 +236,11 @@ xcodebuild archive -project "$project" -scheme "$scheme" -configuration Release 
   fail "xcodebuild archive failed (last lines above)"
 }
 
-apps=("$archive"/Products/Applications/*.app)
-[[ ${#apps[@]} -eq 1 && -d ${apps[0]} ]] \
+apps=()
+for candidate in "$archive"/Products/Applications/*.app; do
+  if [[ -d $candidate ]]; then apps+=("$candidate"); fi
+done
+[[ ${#apps[@]} -eq 1 ]] \
   || fail "the archive holds ${#apps[@]} apps in Products/Applications, expected one"
 payload="$work/ipa/Payload"
 mkdir -p "$payload"
