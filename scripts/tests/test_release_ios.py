@@ -71,6 +71,8 @@ class ReleaseScriptTests(unittest.TestCase):
             "PATH": f"{STAND_INS}:{Path(sys.executable).parent}:{os.environ['PATH']}",
             "HOME": str(self.directory),
             "TMPDIR": str(self.directory),
+            # No __pycache__ beside the stand-ins in the work tree.
+            "PYTHONDONTWRITEBYTECODE": "1",
             "STAND_IN_LOG": str(self.log),
             "STAND_IN_STATE": str(self.directory / "state"),
             "STAND_IN_REPO": str(ROOT),
