@@ -7,9 +7,10 @@
 Always checks the sources:
   - the XcodeGen spec (apps/mobile/ios/project.yml): an application target and the
     NotificationService app-extension target, both iOS, with the bundle ids and Info.plists
-    below; the extension embedded in the app; the extension depending on the local package
-    NotificationServiceKit; the same team, signing style and version settings for both; and
-    nothing of the package's Linux-only stand-in (LinuxTypeCheck/) among any target's sources;
+    below; the extension embedded in the app and installed only there (SKIP_INSTALL); the
+    extension depending on the local package NotificationServiceKit; the same team, signing
+    style and version settings for both; and nothing of the package's Linux-only stand-in
+    (LinuxTypeCheck/) among any target's sources;
   - both Info.plists: the app's bundle id app.mowdeck.mobile, the extension's extending it;
     literal versions and build numbers, 1 to 3 period-separated integers, equal in both (App
     Store Connect rejects an upload where they differ); the extension's package type XPC!,
@@ -180,6 +181,11 @@ def effective_settings(project, target):
     return result
 
 
+def yes(value):
+    """A boolean build setting, as YAML (true) or Xcode (YES) writes it."""
+    return str(value).strip().lower() in ("yes", "true")
+
+
 def source_paths(target):
     sources = target.get("sources") or []
     if isinstance(sources, (str, dict)):
@@ -242,9 +248,16 @@ def check_spec(spec_path, problems):
             if values.get("INFOPLIST_FILE") != plist:
                 problems.add(f"{what}: target {name} ({config}) has INFOPLIST_FILE "
                              f"{values.get('INFOPLIST_FILE')!r}, expected {plist!r}")
-            if values.get("GENERATE_INFOPLIST_FILE", "NO") not in ("NO", "False", "false"):
+            if yes(values.get("GENERATE_INFOPLIST_FILE", "NO")):
                 problems.add(f"{what}: target {name} ({config}) generates its Info.plist; "
                              "the release check needs the file it reads")
+            # The archive must hold the app, with the extension inside it and not beside it.
+            skip_install = yes(values.get("SKIP_INSTALL", "NO"))
+            if skip_install != (name == EXTENSION_TARGET):
+                problems.add(f"{what}: target {name} ({config}) has SKIP_INSTALL "
+                             f"{'YES' if skip_install else 'NO'}, expected "
+                             f"{'YES' if name == EXTENSION_TARGET else 'NO'} (the archive must "
+                             "hold the app alone, the extension inside it)")
         if not (base / plist).is_file():
             problems.add(f"{what}: target {name}'s Info.plist {plist} does not exist")
         for path in source_paths(target):

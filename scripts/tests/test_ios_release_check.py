@@ -106,6 +106,14 @@ class SourceTests(CheckTestCase):
         self.spec["settings"]["base"]["GENERATE_INFOPLIST_FILE"] = "YES"
         self.assertFails(self.check(), "generates its Info.plist")
 
+    def test_extension_installed_on_its_own(self):
+        del self.spec["targets"]["NotificationService"]["settings"]["base"]["SKIP_INSTALL"]
+        self.assertFails(self.check(), "target NotificationService (Debug) has SKIP_INSTALL NO")
+
+    def test_app_not_installed(self):
+        self.spec["targets"]["Mowdeck"]["settings"]["base"]["SKIP_INSTALL"] = "YES"
+        self.assertFails(self.check(), "target Mowdeck (Release) has SKIP_INSTALL YES")
+
     def test_extension_not_embedded(self):
         self.spec["targets"]["Mowdeck"]["dependencies"][0]["embed"] = False
         self.assertFails(self.check(), "does not embed NotificationService")
