@@ -11,7 +11,7 @@
 #   --build-number  CFBundleVersion stamped into the app and the extension before signing
 #                   (App Store Connect needs a new one per upload); default: the Info.plists'
 #
-# Secrets, from the environment (base64 of the files Apple's portal gives):
+# Secrets, from the environment (the files as base64, see docs/mobile-apps.md):
 #   APPLE_PROFILE_IOS_APP_BASE64            the app's App Store provisioning profile
 #   APPLE_PROFILE_IOS_NOTIFICATION_BASE64   the extension's App Store provisioning profile
 #   APPLE_CERTIFICATE_P12_BASE64            the Apple Distribution certificate with its key
@@ -43,11 +43,11 @@ extension_name="NotificationService.appex"
 app_capabilities=(aps-environment)
 
 usage() {
-  sed -n '7,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  sed -n '6,18p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 }
 misuse() {
   echo "release-ios: $1" >&2
-  usage >&2
+  sed -n '6p' "${BASH_SOURCE[0]}" | sed 's/^# *//' >&2
   exit 2
 }
 fail() {
