@@ -5,8 +5,6 @@ spec, both Info.plists, and small built bundles (.app trees and .ipa files) the 
 Run: python3 -m unittest discover -s scripts/tests
 """
 
-import copy
-import io
 import plistlib
 import shutil
 import subprocess
