@@ -29,6 +29,8 @@ swift test --skip-build "$@"
 
 if [ $# -eq 0 ]; then
   swift test --package-path apps/mobile/ios/NotificationServiceKit
+  # The iOS release checks and tests, and the workflows against their schema (ADR 0038).
   scripts/check-ios-release.sh
-  scripts/check-compose.sh
+  # With the pinned check-jsonschema and PyYAML of .local/venv (scripts/setup.sh).
+  PATH="$PWD/.local/venv/bin:$PATH" scripts/check-compose.sh
 fi

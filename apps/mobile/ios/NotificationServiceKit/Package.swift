@@ -18,3 +18,22 @@ let package = Package(
   ],
   swiftLanguageModes: [.v6]
 )
+
+#if os(Linux)
+  // Linux only (ADR 0038): the extension's own source, App/NotificationService/
+  // NotificationService.swift (a symlink in LinuxTypeCheck/NotificationServiceExtension), is
+  // compiled against a stand-in module named `UserNotifications` that declares the API the
+  // extension uses, so a typo or a wrong signature fails `swift build` here, not on a Mac. On
+  // Apple platforms neither target exists: the Xcode project compiles the file against the real
+  // framework and links only the NotificationServiceKit library.
+  package.targets += [
+    .target(name: "UserNotifications", path: "LinuxTypeCheck/UserNotifications"),
+    .target(
+      name: "NotificationServiceExtension",
+      dependencies: ["NotificationServiceKit", "UserNotifications"],
+      path: "LinuxTypeCheck/NotificationServiceExtension"),
+  ]
+  for target in package.targets where target.name == "NotificationServiceKitTests" {
+    target.dependencies += ["NotificationServiceExtension", "UserNotifications"]
+  }
+#endif

@@ -2,11 +2,10 @@
 // `image_url`, and otherwise delivers the text exactly as it came.
 //
 // Every decision is PushImage's (NotificationServiceKit/Sources/NotificationServiceKit). The
-// Xcode target either links the local package's `NotificationServiceKit` library, or compiles
-// PushImage.swift, URLSessionPushImageHTTP.swift and MonotonicClock.swift from
-// ../../NotificationServiceKit/Sources/NotificationServiceKit/ directly; the conditional import
-// below serves both. It is compiled only where UserNotifications exists, so the Linux build of
-// the package never sees it.
+// Xcode target (../../project.yml) links the local package's `NotificationServiceKit` library;
+// the conditional import below would also serve a target compiling those files directly.
+// On Linux, NotificationServiceKit's Package.swift compiles this file against a stand-in
+// `UserNotifications` module (LinuxTypeCheck/, ADR 0038), so it is type-checked there too.
 
 #if canImport(UserNotifications)
   import Foundation

@@ -1,0 +1,1 @@
+../../../App/NotificationService/NotificationService.swift
