@@ -11,6 +11,9 @@ struct ConsumerBinding: Sendable {
   let jetStream: JetStream
   let subjects: Subjects
   let ackWaitSeconds: Int64
+  /// Copies of the stream (`MOWDECK_JETSTREAM_REPLICAS`); the fan-out owns the stream and
+  /// sets them on an existing one too.
+  let streamReplicas: Int
   let logger: Logger
 
   /// Creates what is missing and binds, retrying while NATS or JetStream is not ready.
@@ -28,7 +31,8 @@ struct ConsumerBinding: Sendable {
 
   private func bindOnce() async throws(NATSError) -> PullConsumer {
     try await jetStream.ensureStream(
-      name: subjects.alarmsStream, subjects: [subjects.alarmsWildcard])
+      name: subjects.alarmsStream, subjects: [subjects.alarmsWildcard],
+      replicas: streamReplicas, adjustReplicas: true)
     return try await jetStream.pullConsumer(
       stream: subjects.alarmsStream, durable: subjects.fanoutConsumer,
       filter: subjects.alarmsWildcard, ackWaitSeconds: ackWaitSeconds)

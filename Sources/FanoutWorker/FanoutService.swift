@@ -32,6 +32,7 @@ struct FanoutService: Service {
   let busyLanesWanted: Int
   let batchSize: Int
   let ackWaitSeconds: Int
+  let streamReplicas: Int
   let maxAttempts: Int
 
   /// How often the consumer's backlog is read, which also notices a stream or consumer
@@ -42,7 +43,7 @@ struct FanoutService: Service {
     try await Migrator(pool: store.pool, logger: logger).migrateWhenReachable()
     let binding = ConsumerBinding(
       jetStream: JetStream(client: nats), subjects: subjects,
-      ackWaitSeconds: Int64(ackWaitSeconds), logger: logger)
+      ackWaitSeconds: Int64(ackWaitSeconds), streamReplicas: streamReplicas, logger: logger)
     var consumer = try await binding.bind()
     logger.info(
       "fan-out running", ["stream": subjects.alarmsStream, "consumer": subjects.fanoutConsumer])

@@ -41,6 +41,7 @@ enum FanoutWorker {
       busyLanesWanted: Self.busyLanesWanted,
       batchSize: 64,
       ackWaitSeconds: configuration.fanoutAckWaitSeconds,
+      streamReplicas: configuration.jetStreamReplicas,
       maxAttempts: configuration.fanoutMaxAttempts)
     return MonitoredService(service, endpoint: endpoint)
   }

@@ -21,7 +21,10 @@ final class PipelineStack: @unchecked Sendable {
   private var others: [WorkerProcess] = []
   static let photoTimeout = 5
 
-  init(databaseURL: String? = nil, natsURL: String? = nil) async throws {
+  /// - Parameter extraSettings: more worker settings (the cluster's stream replicas).
+  init(
+    databaseURL: String? = nil, natsURL: String? = nil, extraSettings: [String: String] = [:]
+  ) async throws {
     db = try await TestDatabase.make(baseURL: databaseURL)
     try await db.importFleet40()
     var settings = [
@@ -30,6 +33,7 @@ final class PipelineStack: @unchecked Sendable {
       "MOWDECK_APNS_LEASE_SECONDS": "5",
     ]
     if let natsURL { settings["MOWDECK_NATS_URL"] = natsURL }
+    settings.merge(extraSettings) { $1 }
     let base = try await PipelineProcesses.start(
       database: db, recordName: "e2e", appURL: "https://localhost", settings: settings,
       simulatorArguments: [

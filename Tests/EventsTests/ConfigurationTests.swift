@@ -7,6 +7,7 @@ import Testing
     let config = try Configuration.load(from: [:])
     #expect(config.databaseURL == Configuration.defaultDatabaseURL)
     #expect(config.natsURL == "nats://127.0.0.1:4222")
+    #expect(config.jetStreamReplicas == 1)
     #expect(config.appURL == nil)
     #expect(config.imageBaseURL == nil)
     #expect(config.imageSecret == nil)
@@ -166,6 +167,8 @@ import Testing
     ("MOWDECK_LOG_LEVEL", "verbose"),
     ("MOWDECK_LOG_LEVEL", "warn"),
     ("MOWDECK_DATABASE_POOL_SIZE", "0"),
+    ("MOWDECK_JETSTREAM_REPLICAS", "0"),
+    ("MOWDECK_JETSTREAM_REPLICAS", "6"),
     ("MOWDECK_PHOTO_MAX_HELD_BYTES", "16 MiB"),
     ("MOWDECK_DATABASE_URL", "nope"),
     ("MOWDECK_DATABASE_URL", "postgresql://u@db:5432/x?sslmode"),
@@ -183,6 +186,22 @@ import Testing
       return error.variable == variable && error.description.contains(variable)
         && !error.description.contains("\n") && !error.description.contains("\r")
     }
+  }
+
+  /// A cluster's settings: every server of each, in the forms libpq and nats.c take.
+  @Test func aClusterIsNamedServerByServer() throws {
+    let config = try Configuration.load(from: [
+      "MOWDECK_DATABASE_URL":
+        "postgresql://mowdeck@pg-1:5432,pg-2:5432/mowdeck?target_session_attrs=read-write",
+      "MOWDECK_NATS_URL": "nats://nats-1:4222, nats://nats-2:4222,nats://nats-3:4222",
+      "MOWDECK_JETSTREAM_REPLICAS": "3",
+    ])
+    #expect(config.databaseURL.contains("pg-1:5432,pg-2:5432"))
+    #expect(config.jetStreamReplicas == 3)
+    #expect(
+      NATSClient.servers(in: config.natsURL) == [
+        "nats://nats-1:4222", "nats://nats-2:4222", "nats://nats-3:4222",
+      ])
   }
 
   @Test func oneBadSettingAmongGoodOnesStillThrows() {

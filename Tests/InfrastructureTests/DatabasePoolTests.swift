@@ -192,6 +192,29 @@ import Testing
     await killer.close()
   }
 
+  /// A failover can leave a connection on a server that became a read-only standby: its
+  /// writes fail with SQLSTATE 25006. That connection is dropped, never lent again, and the
+  /// failure is an outage to retry (elsewhere: libpq's `target_session_attrs=read-write`).
+  /// Here every session is read-only, as a standby's are.
+  @Test func aConnectionThatRefusesWritesAsReadOnlyIsDroppedFromThePool() async throws {
+    let base = try TestServers.databaseURL()
+    let readOnly =
+      base + (base.contains("?") ? "&" : "?") + "options=-c%20default_transaction_read_only%3Don"
+    let pool = DatabasePool(url: readOnly, applicationName: "test-read-only", maxConnections: 1)
+    let pid = try await pool.withConnection { try await $0.backendPID() }
+    do {
+      try await pool.query("CREATE TABLE read_only_probe (id int)")
+      Issue.record("a read-only session should refuse a write")
+    } catch let error as DatabaseError {
+      #expect(error.sqlState == "25006")
+      #expect(error.isConnectionProblem)
+      #expect(error.failureClass == .outage)
+    }
+    let pidAfter = try await pool.withConnection { try await $0.backendPID() }
+    #expect(pidAfter != pid, "the read-only connection was lent again")
+    await pool.close()
+  }
+
   @Test func smallPoolServesManyConcurrentQueries() async throws {
     let db = try await TestDatabase.make(migrated: false)
     let pool = DatabasePool(url: db.url, applicationName: "test-small", maxConnections: 2)

@@ -5,6 +5,24 @@ import TestSupport
 import Testing
 
 @Suite struct NATSTests {
+  /// A cluster's list with its first server down: the client connects to the next one.
+  @Test func aServerListConnectsToTheServerThatAnswers() async throws {
+    let listed = "nats://127.0.0.1:1, " + (try TestServers.natsURL())
+    let client = try NATSClient.connect(url: listed, name: "list-test", logger: TestServers.logger)
+    try await eventually(timeout: .seconds(10), "a connection to the second server") {
+      client.isConnected
+    }
+    let subject = uniqueSubjectPrefix() + ".listed"
+    let subscription = try client.subscribe(subject)
+    try await client.flush()
+    let inbox = Inbox()
+    let reader = drain(subscription, into: inbox)
+    try client.publish(subject, [42])
+    try await eventually(timeout: .seconds(5), "the message back") { inbox.count == 1 }
+    reader.cancel()
+    client.close()
+  }
+
   @Test func publishedBytesArriveIntact() async throws {
     let client = try connectNATS()
     let subject = uniqueSubjectPrefix() + ".bytes"

@@ -7,6 +7,9 @@ import Infrastructure
 public struct Configuration: Sendable {
   public var databaseURL: String
   public var natsURL: String
+  /// Copies of the alarms stream JetStream keeps (1 on one nats-server, 3 on a cluster of
+  /// three): an alarm acknowledged by a cluster's leader is then on a majority of nodes.
+  public var jetStreamReplicas: Int
   public var appURL: String?
   public var imageBaseURL: String?
   public var imageSecret: String?
@@ -93,6 +96,8 @@ public struct Configuration: Sendable {
     return Configuration(
       databaseURL: try reader.databaseURL("MOWDECK_DATABASE_URL") ?? defaultDatabaseURL,
       natsURL: try reader.natsURL("MOWDECK_NATS_URL") ?? "nats://127.0.0.1:4222",
+      jetStreamReplicas: try reader.within(
+        "MOWDECK_JETSTREAM_REPLICAS", 1, 1...5, because: "JetStream keeps 1 to 5 copies"),
       appURL: appURL,
       imageBaseURL: try reader.url("MOWDECK_NOTIFICATIONS_IMAGE_BASE_URL") ?? appURL,
       imageSecret: try reader.string("MOWDECK_NOTIFICATIONS_IMAGE_SECRET"),

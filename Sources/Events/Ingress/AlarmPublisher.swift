@@ -23,7 +23,11 @@ public actor AlarmPublisher {
   private var waiters: [UInt64: CheckedContinuation<DecidedAlarm?, Never>] = [:]
   private var listener: Task<Void, Never>?
 
-  public init(nats: NATSClient, subjects: Subjects, pool: DatabasePool?) async throws {
+  /// - Parameter streamReplicas: the copies of the alarms stream when this publisher is the
+  ///   first to create it (`MOWDECK_JETSTREAM_REPLICAS`); an existing stream keeps its own.
+  public init(
+    nats: NATSClient, subjects: Subjects, pool: DatabasePool?, streamReplicas: Int = 1
+  ) async throws {
     self.nats = nats
     self.subjects = subjects
     self.pool = pool
@@ -31,7 +35,7 @@ public actor AlarmPublisher {
     try await nats.flush()
     // The stream may not exist yet when no fan-out has run; publishing needs it.
     try await JetStream(client: nats).ensureStream(
-      name: subjects.alarmsStream, subjects: [subjects.alarmsWildcard])
+      name: subjects.alarmsStream, subjects: [subjects.alarmsWildcard], replicas: streamReplicas)
     listener = Task { [weak self] in
       for await message in subscription {
         guard let message = try? WireCoding.decode(AlarmDecided.self, from: message.data) else {

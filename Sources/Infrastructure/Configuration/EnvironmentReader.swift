@@ -32,6 +32,20 @@ public struct EnvironmentReader {
     return value
   }
 
+  /// A whole number in `range`; `reason` says why, in the error.
+  public func within(
+    _ name: String, _ fallback: Int, _ range: ClosedRange<Int>, because reason: String
+  ) throws(ConfigurationError) -> Int {
+    let value = try integer(name, fallback)
+    guard range.contains(value) else {
+      throw ConfigurationError(
+        variable: name,
+        problem:
+          "must be from \(range.lowerBound) to \(range.upperBound) (\(reason)), got \(value)")
+    }
+    return value
+  }
+
   public func nonNegative(_ name: String, _ fallback: Int) throws(ConfigurationError) -> Int {
     let value = try integer(name, fallback)
     guard value >= 0 else {

@@ -14,12 +14,15 @@ public struct JetStream: Sendable {
   /// lets the PruneWorker remove the rows that make a redelivery a no-op (ADR 0018).
   public static let streamMaxAgeSeconds: Int64 = 7 * 86_400
 
-  /// Creates the stream when it does not exist yet; leaves an existing one as it is.
+  /// Creates the stream when it does not exist yet, with `replicas` copies (on a cluster,
+  /// a majority of them hold every acknowledged message). An existing stream is left as it
+  /// is, unless `adjustReplicas`: then its copies are set to `replicas` (an installation
+  /// that grew from one nats-server to a cluster). Only the stream's owner adjusts, so a
+  /// command-line publisher with another setting never scales the stream down.
   public func ensureStream(
-    name: String, subjects: [String], maxAgeSeconds: Int64 = streamMaxAgeSeconds
-  )
-    async throws(NATSError)
-  {
+    name: String, subjects: [String], replicas: Int = 1, adjustReplicas: Bool = false,
+    maxAgeSeconds: Int64 = streamMaxAgeSeconds
+  ) async throws(NATSError) {
     try await blocking { () throws(NATSError) in
       let js = try context()
       defer { jsCtx_Destroy(js) }
@@ -27,7 +30,19 @@ public struct JetStream: Sendable {
       var code = jsErrCode(0)
       let found = js_GetStreamInfo(&info, js, name, nil, &code)
       if found == NATS_OK {
-        jsStreamInfo_Destroy(info)
+        defer { jsStreamInfo_Destroy(info) }
+        guard adjustReplicas, let existing = info?.pointee.Config,
+          existing.pointee.Replicas != Int64(replicas)
+        else { return }
+        var config = existing.pointee
+        config.Replicas = Int64(replicas)
+        var updated: UnsafeMutablePointer<jsStreamInfo>?
+        let status = js_UpdateStream(&updated, js, &config, nil, &code)
+        jsStreamInfo_Destroy(updated)
+        guard status == NATS_OK else {
+          throw NATSError(
+            "set stream \(name) to \(replicas) replicas (JetStream error \(code.rawValue))", status)
+        }
         return
       }
       guard found == NATS_NOT_FOUND else { throw NATSError("stream info \(name)", found) }
@@ -43,6 +58,7 @@ public struct JetStream: Sendable {
           config.SubjectsLen = Int32(buffer.count)
           config.Storage = js_FileStorage
           config.Retention = js_LimitsPolicy
+          config.Replicas = Int64(replicas)
           config.MaxAge = maxAgeSeconds * 1_000_000_000
           config.Duplicates = 120 * 1_000_000_000
           return js_AddStream(&info, js, &config, nil, &code)
@@ -53,7 +69,33 @@ public struct JetStream: Sendable {
         jsStreamInfo_Destroy(info)
         return
       }
-      throw NATSError("create stream \(name)", status)
+      throw NATSError("create stream \(name) (JetStream error \(code.rawValue))", status)
+    }
+  }
+
+  /// The number of copies the stream keeps and the server that leads it (nil when it has
+  /// no leader right now, as during an election): for health reports and the cluster check.
+  public struct StreamPlacement: Sendable, Equatable {
+    public let replicas: Int
+    public let leader: String?
+  }
+
+  /// Where the stream lives; nil when it does not exist.
+  public func streamPlacement(name: String) async throws(NATSError) -> StreamPlacement? {
+    try await blocking { () throws(NATSError) -> StreamPlacement? in
+      let js = try context()
+      defer { jsCtx_Destroy(js) }
+      var info: UnsafeMutablePointer<jsStreamInfo>?
+      var code = jsErrCode(0)
+      let status = js_GetStreamInfo(&info, js, name, nil, &code)
+      defer { jsStreamInfo_Destroy(info) }
+      if status == NATS_NOT_FOUND || code == Self.streamNotFound { return nil }
+      guard status == NATS_OK, let info else {
+        throw NATSError("stream info \(name) (JetStream error \(code.rawValue))", status)
+      }
+      let replicas = Int(info.pointee.Config?.pointee.Replicas ?? 1)
+      let leader = info.pointee.Cluster?.pointee.Leader.map { String(cString: $0) }
+      return StreamPlacement(replicas: max(1, replicas), leader: leader)
     }
   }
 

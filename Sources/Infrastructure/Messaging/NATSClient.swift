@@ -1,6 +1,7 @@
 import CNats
 import Dispatch
 import FoundationEssentials
+import Glibc
 
 /// The one NATS connection of a process. nats.c's connection is thread-safe; it reconnects
 /// for ever in the background and buffers publishes while disconnected, and the first
@@ -37,8 +38,9 @@ public final class NATSClient: @unchecked Sendable {
     defer { natsOptions_Destroy(options) }
     let events = Unmanaged.passRetained(ConnectionEvents(logger: logger, url: url))
     let context = events.toOpaque()
-    // SetURL takes a comma-separated list of servers.
-    try check(natsOptions_SetURL(options, url), "set servers")
+    // Every server of a cluster, so that the first connect and every reconnect may go to
+    // any of them. (nats.c's SetURL did not connect to a comma-separated list: ADR 0040.)
+    try setServers(options, servers(in: url))
     try check(natsOptions_SetName(options, name), "set name")
     try check(natsOptions_SetMaxReconnect(options, -1), "max reconnect")
     try check(natsOptions_SetReconnectWait(options, 250), "reconnect wait")
@@ -70,6 +72,23 @@ public final class NATSClient: @unchecked Sendable {
       inbox: String(cString: inbox!))
     try client.requests.start(on: client)
     return client
+  }
+
+  /// The server URLs of `MOWDECK_NATS_URL`: one, or several separated by commas.
+  public static func servers(in url: String) -> [String] {
+    url.split(separator: ",").map { $0.trimmingWhitespace() }.filter { !$0.isEmpty }
+  }
+
+  private static func setServers(_ options: OpaquePointer?, _ servers: [String])
+    throws(NATSError)
+  {
+    let copies = servers.map { strdup($0) }
+    defer { for copy in copies { free(copy) } }
+    var pointers = copies.map { UnsafePointer($0) }
+    let status = pointers.withUnsafeMutableBufferPointer {
+      natsOptions_SetServers(options, $0.baseAddress, Int32($0.count))
+    }
+    try check(status, "set servers")
   }
 
   /// Whether the client is connected right now (for health checks).

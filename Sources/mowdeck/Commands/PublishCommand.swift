@@ -27,7 +27,8 @@ struct PublishCommand: Command {
       reason: arguments.option("reason"))
     let nats = try context.nats()
     let publisher = try await AlarmPublisher(
-      nats: nats, subjects: context.subjects, pool: context.pool())
+      nats: nats, subjects: context.subjects, pool: context.pool(),
+      streamReplicas: context.configuration.jetStreamReplicas)
     let decided = try await publisher.publishAndWait(
       subject: context.subjects.alarm(mowerID: mower), payload: alarm.encoded,
       timeout: .seconds(30))

@@ -45,7 +45,8 @@ struct ReplayCommand: Command {
     var lanes: [String: [RecordedAlarm]] = [:]
     for alarm in alarms { lanes[alarm.subject, default: []].append(alarm) }
     let publisher = try await AlarmPublisher(
-      nats: try context.nats(), subjects: context.subjects, pool: context.pool())
+      nats: try context.nats(), subjects: context.subjects, pool: context.pool(),
+      streamReplicas: context.configuration.jetStreamReplicas)
     let progress = ReplayProgress(total: alarms.count)
     let runID = UUID().uuidString.prefix(8)
     let started = ContinuousClock.now
@@ -55,11 +56,12 @@ struct ReplayCommand: Command {
         group.addTask {
           for alarm in lane {
             await pacer.waitForTurn()
+            let began = ContinuousClock.now
             // The line's own identity: a publish repeated after NATS comes back is stored once.
             let decided = try await publisher.publishAndWait(
               subject: prefix + subject, payload: Array(alarm.payload.utf8),
               messageID: "replay-\(runID)-\(alarm.line)", timeout: .seconds(timeout))
-            await progress.record(decided.outcome)
+            await progress.record(decided.outcome, took: ContinuousClock.now - began)
           }
         }
       }
@@ -68,10 +70,14 @@ struct ReplayCommand: Command {
     let elapsed = ContinuousClock.now - started
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     let counts = await progress.counts
+    let slowest = await progress.slowest
     say(
       "replayed \(alarms.count) alarms from \(lanes.count) subjects in "
         + String(format: "%.1f s (%.0f alarms/s): ", seconds, Double(alarms.count) / seconds)
-        + counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        + counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        + String(
+          format: "; slowest decision %.2f s",
+          Double(slowest.components.seconds) + Double(slowest.components.attoseconds) / 1e18))
   }
 }
 
@@ -98,6 +104,8 @@ actor ReplayPacer {
 actor ReplayProgress {
   let total: Int
   private(set) var counts: [String: Int] = [:]
+  /// The longest any alarm took from its publish to its decision: what an outage cost.
+  private(set) var slowest: Duration = .zero
   private var done = 0
   private var nextReport: Int
 
@@ -106,8 +114,9 @@ actor ReplayProgress {
     nextReport = max(1, total / 10)
   }
 
-  func record(_ outcome: String) {
+  func record(_ outcome: String, took: Duration) {
     counts[outcome, default: 0] += 1
+    slowest = max(slowest, took)
     done += 1
     if done >= nextReport || done == total {
       FileHandle.standardError.write(Data("replay: \(done)/\(total) decided\n".utf8))
