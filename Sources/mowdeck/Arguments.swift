@@ -5,36 +5,68 @@ struct UsageError: Error, CustomStringConvertible {
   var description: String { message }
 }
 
-/// The words after the subcommand: positional arguments and `--name value` options.
+/// What a command accepts after its words: the options that take a value, the flags that
+/// take none, and the names of its positional arguments, in the order the usage shows them.
+/// Anything else is refused, so a misspelt option cannot quietly fall back to a default.
+struct Grammar {
+  var options: [String] = []
+  var flags: [String] = []
+  var positional: [String] = []
+
+  /// `--user, --token, ..., --help`: what the refusal of an unknown option lists.
+  var knownNames: [String] { (options + flags + ["help"]).map { "--" + $0 } }
+}
+
+/// The words after the subcommand: positional arguments and `--name value` options,
+/// checked against the command's grammar.
 struct Arguments {
   private(set) var positional: [String] = []
   private var options: [String: String] = [:]
   private var flags: Set<String> = []
   let wantsHelp: Bool
 
-  /// - Parameter flagNames: options that take no value.
-  init(_ words: [String], flagNames: Set<String> = []) throws {
+  init(_ words: [String], grammar: Grammar) throws {
     var help = false
     var index = 0
     while index < words.count {
       let word = words[index]
+      index += 1
       if word == "--help" || word == "-h" {
         help = true
-      } else if word.hasPrefix("--") {
-        let name = String(word.dropFirst(2))
-        if let equals = name.firstIndex(of: "=") {
-          options[String(name[..<equals])] = String(name[name.index(after: equals)...])
-        } else if flagNames.contains(name) {
-          flags.insert(name)
-        } else {
-          guard index + 1 < words.count else { throw UsageError("--\(name) needs a value") }
-          options[name] = words[index + 1]
-          index += 1
-        }
-      } else {
-        positional.append(word)
+        continue
       }
-      index += 1
+      guard word.hasPrefix("-"), word != "-" else {
+        guard positional.count < grammar.positional.count else {
+          throw UsageError(Self.unexpected(word, grammar))
+        }
+        positional.append(word)
+        continue
+      }
+      guard word.hasPrefix("--") else { throw UsageError(Self.unknown(word, grammar)) }
+      var name = String(word.dropFirst(2))
+      var value: String?
+      if let equals = name.firstIndex(of: "=") {
+        value = String(name[name.index(after: equals)...])
+        name = String(name[..<equals])
+      }
+      if grammar.flags.contains(name) {
+        guard value == nil else { throw UsageError("--\(name) takes no value") }
+        flags.insert(name)
+        continue
+      }
+      guard grammar.options.contains(name) else {
+        throw UsageError(Self.unknown("--" + name, grammar))
+      }
+      guard options[name] == nil else { throw UsageError("--\(name) is given twice") }
+      if value == nil {
+        // A value that looks like an option is the next option: `--user --all` lacks the user.
+        guard index < words.count, !words[index].hasPrefix("--") else {
+          throw UsageError("--\(name) needs a value")
+        }
+        value = words[index]
+        index += 1
+      }
+      options[name] = value
     }
     wantsHelp = help
   }
@@ -61,5 +93,20 @@ struct Arguments {
   func positional(_ index: Int, _ what: String) throws -> String {
     guard index < positional.count else { throw UsageError("missing \(what)") }
     return positional[index]
+  }
+
+  /// "unknown option --enviroment (did you mean --environment? known: --user, ...)".
+  private static func unknown(_ word: String, _ grammar: Grammar) -> String {
+    let known = grammar.knownNames
+    let guess = NearMiss.closest(to: word, among: known).map { "did you mean \($0)? " }
+    return "unknown option \(word) (\(guess ?? "")known: \(known.joined(separator: ", ")))"
+  }
+
+  /// "unexpected argument extra (takes ALARM_ID only)".
+  private static func unexpected(_ word: String, _ grammar: Grammar) -> String {
+    let takes =
+      grammar.positional.isEmpty
+      ? "takes no arguments" : "takes \(grammar.positional.joined(separator: " ")) only"
+    return "unexpected argument \(word) (\(takes))"
   }
 }

@@ -8,12 +8,17 @@ protocol Command {
   static var path: [String] { get }
   static var usage: String { get }
   static var summary: String { get }
-  static var flagNames: Set<String> { get }
+  /// Every option, flag and positional argument it reads; any other word is refused.
+  static var grammar: Grammar { get }
   static func run(_ arguments: Arguments, _ context: CommandContext) async throws
 }
 
-extension Command {
-  static var flagNames: Set<String> { [] }
+/// A command that could not do what was asked, though it was asked rightly (a device of
+/// another user, no such session): its message, exit status 1.
+struct CommandFailure: Error, CustomStringConvertible {
+  let message: String
+  init(_ message: String) { self.message = message }
+  var description: String { message }
 }
 
 /// What every subcommand may use, built once from the configuration.
@@ -35,4 +40,9 @@ struct CommandContext {
 /// Prints to standard output (results) — logs go to standard error.
 func say(_ text: String) {
   FileHandle.standardOutput.write(Data((text + "\n").utf8))
+}
+
+/// Prints one JSON document (`--json`): keys sorted, instants in RFC 3339, as on the wire.
+func sayJSON(_ value: some Encodable) {
+  say(String(decoding: WireCoding.encode(value), as: UTF8.self))
 }

@@ -4,9 +4,9 @@ import Infrastructure
 
 let commands: [any Command.Type] = [
   MigrateCommand.self, FleetImportCommand.self, UserAddCommand.self, MowerGrantCommand.self,
-  DeviceAddCommand.self, DeviceListCommand.self, SessionCreateCommand.self, PublishCommand.self,
-  ReplayCommand.self,
-  CheckDecisionsCommand.self, TraceCommand.self, StorageCommand.self,
+  DeviceAddCommand.self, DeviceListCommand.self, DeviceRemoveCommand.self,
+  SessionCreateCommand.self, SessionRevokeCommand.self, PublishCommand.self, ReplayCommand.self,
+  CheckDecisionsCommand.self, TraceCommand.self, AlarmListCommand.self, StorageCommand.self,
 ]
 
 @MainActor func overview() -> String {
@@ -16,32 +16,39 @@ let commands: [any Command.Type] = [
     let name = command.path.joined(separator: " ")
     text += "  " + name.padding(toLength: 18, withPad: " ", startingAt: 0) + command.summary + "\n"
   }
-  return text
+  text += "  " + "--version".padding(toLength: 18, withPad: " ", startingAt: 0)
+  return text + "print the version of mowdeck\n"
+}
+
+func fail(_ message: String, status: Int32) -> Never {
+  FileHandle.standardError.write(Data("mowdeck: \(message)\n".utf8))
+  exit(status)
 }
 
 let words = Array(CommandLine.arguments.dropFirst())
+if words == ["--version"] || words == ["version"] {
+  say("mowdeck \(BuildVersion.version)")
+  exit(0)
+}
 guard
   let command = commands.first(where: { words.starts(with: $0.path) })
 else {
-  if words.isEmpty || words == ["--help"] || words == ["help"] {
+  if words.isEmpty || words == ["--help"] || words == ["-h"] || words == ["help"] {
     say(overview())
     exit(words.isEmpty ? 2 : 0)
   }
-  FileHandle.standardError.write(
-    Data("mowdeck: unknown command \"\(words.joined(separator: " "))\"\n\n\(overview())".utf8))
-  exit(2)
+  fail("unknown command \"\(words.joined(separator: " "))\"\n\n\(overview())", status: 2)
 }
 
 let arguments: Arguments
 do {
-  arguments = try Arguments(
-    Array(words.dropFirst(command.path.count)), flagNames: command.flagNames)
+  arguments = try Arguments(Array(words.dropFirst(command.path.count)), grammar: command.grammar)
 } catch {
-  FileHandle.standardError.write(Data("mowdeck: \(error)\nusage: \(command.usage)\n".utf8))
-  exit(2)
+  fail("\(error)\nusage: \(command.usage)", status: 2)
 }
 if arguments.wantsHelp {
-  say("usage: \(command.usage)\n\n\(command.summary)")
+  let known = command.grammar.knownNames.joined(separator: ", ")
+  say("usage: \(command.usage)\n\n\(command.summary)\n\noptions: \(known)")
   exit(0)
 }
 let configuration = Configuration.loadOrExit(component: "mowdeck")
@@ -52,9 +59,7 @@ do {
   try await command.run(arguments, context)
   exit(0)
 } catch let error as UsageError {
-  FileHandle.standardError.write(Data("mowdeck: \(error)\nusage: \(command.usage)\n".utf8))
-  exit(2)
+  fail("\(error)\nusage: \(command.usage)", status: 2)
 } catch {
-  FileHandle.standardError.write(Data("mowdeck: \(error)\n".utf8))
-  exit(1)
+  fail("\(error)", status: 1)
 }

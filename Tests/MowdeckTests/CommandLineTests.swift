@@ -6,22 +6,10 @@ import Testing
 
 /// The operator command line as a process: help, misuse, and the directory commands.
 @Suite struct CommandLineTests {
-  func mowdeck(_ arguments: [String], database: TestDatabase? = nil) async throws -> (
-    status: Int32, output: String
-  ) {
-    var environment = ProcessInfo.processInfo.environment
-    if let database {
-      environment = try WorkerProcess.environment(
-        database: database, subjectPrefix: uniqueSubjectPrefix())
-    }
-    return try await runCommand(
-      "mowdeck", arguments, environment: environment, timeout: .seconds(60))
-  }
-
   @Test(arguments: [
     ["migrate"], ["fleet", "import"], ["user", "add"], ["mower", "grant"], ["device", "add"],
-    ["device", "list"], ["session", "create"], ["publish"], ["replay"], ["check-decisions"],
-    ["trace"], ["storage"],
+    ["device", "list"], ["device", "remove"], ["session", "create"], ["session", "revoke"],
+    ["publish"], ["replay"], ["check-decisions"], ["trace"], ["alarm", "list"], ["storage"],
   ])
   func everyCommandHasHelp(command: [String]) async throws {
     let result = try await mowdeck(command + ["--help"])
@@ -78,7 +66,7 @@ import Testing
     let db = try await TestDatabase.make()
     try await Directory(pool: db.pool).addUser(id: "u-x", name: "X")
     let add = { (arguments: [String]) in
-      try await self.mowdeck(["device", "add", "--user", "u-x"] + arguments, database: db)
+      try await mowdeck(["device", "add", "--user", "u-x"] + arguments, database: db)
     }
     let apns = try await add(["--token", String(repeating: "c", count: 64)])
     #expect(apns.status == 0, "\(apns.output)")

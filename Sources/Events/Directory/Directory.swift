@@ -114,6 +114,13 @@ public struct Directory: Sendable {
     ).isEmpty)
   }
 
+  /// The user a device belongs to, nil when there is no such device: why the operator's
+  /// removal of it for another user was refused.
+  public func owner(ofDevice deviceID: UUID) async throws -> String? {
+    try await pool.query("SELECT user_id FROM devices WHERE device_id = \(deviceID)").first?
+      .string("user_id")
+  }
+
   /// A user's devices, oldest registration first, as `mowdeck device list` shows them.
   public func devices(ofUser userID: String) async throws -> [DeviceListing] {
     try await requireUser(userID)
@@ -159,10 +166,30 @@ public struct Directory: Sendable {
     return try rows.first?.string("user_id")
   }
 
-  public func revokeSession(token: String) async throws {
-    try await pool.query(
-      "UPDATE sessions SET revoked_at = now() WHERE token_hash = \(Digest.sha256Hex(Array(token.utf8)))"
-    )
+  /// Ends a live session at once; false when the token names none (unknown, expired or
+  /// revoked already, which keeps its first revocation time).
+  @discardableResult
+  public func revokeSession(token: String) async throws -> Bool {
+    !(try await pool.query(
+      """
+      UPDATE sessions SET revoked_at = now()
+      WHERE token_hash = \(Digest.sha256Hex(Array(token.utf8)))
+        AND revoked_at IS NULL AND expires_at > now()
+      RETURNING 1
+      """
+    ).isEmpty)
+  }
+
+  /// Ends every live session of the user (signed out everywhere); returns how many.
+  public func revokeSessions(ofUser userID: String) async throws -> Int {
+    try await requireUser(userID)
+    return try await pool.query(
+      """
+      UPDATE sessions SET revoked_at = now()
+      WHERE user_id = \(userID) AND revoked_at IS NULL AND expires_at > now()
+      RETURNING 1
+      """
+    ).count
   }
 
   public static func validate(token: String) throws {

@@ -7,6 +7,7 @@ struct CheckDecisionsCommand: Command {
   static let usage = "mowdeck check-decisions ALARMS EXPECTED"
   static let summary =
     "compare the decisions in the event log with an expected file; exit 1 on any difference"
+  static let grammar = Grammar(positional: ["ALARMS", "EXPECTED"])
 
   static func run(_ arguments: Arguments, _ context: CommandContext) async throws {
     let alarms = try RecordedAlarm.load(path: try arguments.positional(0, "ALARMS"))

@@ -8,6 +8,8 @@ struct PublishCommand: Command {
     "mowdeck publish --mower MOWER_ID --kind KIND [--reason R] [--name MOWER_NAME] "
     + "[--occurred-at RFC3339] [--event-id UUID]"
   static let summary = "publish one alarm on the ingress subject and wait for its decision"
+  static let grammar = Grammar(
+    options: ["mower", "kind", "reason", "name", "occurred-at", "event-id"])
 
   static func run(_ arguments: Arguments, _ context: CommandContext) async throws {
     let mower = try arguments.required("mower")

@@ -31,6 +31,7 @@ struct ReplayCommand: Command {
   static let usage = "mowdeck replay FILE [--timeout SECONDS] [--rate ALARMS_PER_SECOND]"
   static let summary =
     "publish a recorded stream, each mower in order (waiting for each decision), mowers in parallel"
+  static let grammar = Grammar(options: ["timeout", "rate"], positional: ["FILE"])
 
   static func run(_ arguments: Arguments, _ context: CommandContext) async throws {
     let file = try arguments.positional(0, "FILE")

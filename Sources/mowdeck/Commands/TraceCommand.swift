@@ -6,7 +6,7 @@ struct TraceCommand: Command {
   static let path = ["trace"]
   static let usage = "mowdeck trace ALARM_ID [--json | --summary]"
   static let summary = "print an alarm's whole story from the event log, with times since the alarm"
-  static let flagNames: Set<String> = ["json", "summary"]
+  static let grammar = Grammar(flags: ["json", "summary"], positional: ["ALARM_ID"])
 
   static func run(_ arguments: Arguments, _ context: CommandContext) async throws {
     let text = try arguments.positional(0, "ALARM_ID")
