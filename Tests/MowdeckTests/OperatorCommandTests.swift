@@ -154,6 +154,37 @@ import Testing
     #expect(none.output.contains("no alarms of mower m-9"))
   }
 
+  /// A reserved photo's state is read from its reservation and stored row: a failure with
+  /// its reason, a capture fresh or expired.
+  @Test func alarmListTellsHowFarEachPhotoGot() async throws {
+    let db = try await TestDatabase.make()
+    let images = try await db.reservePhotos(count: 3, mower: "m-3")
+    try await db.pool.query(
+      """
+      WITH outcome AS (
+        SELECT * FROM unnest(\(PostgresArray(images.map(\.uuidString)))::uuid[],
+                             ARRAY['failed', 'captured', 'captured'],
+                             ARRAY[now() + interval '1 day', now() - interval '1 second',
+                                   now() + interval '1 day']) AS x(image_id, state, expires_at)
+      ), reservation AS (
+        UPDATE photo_reservations r SET state = o.state FROM outcome o
+        WHERE r.image_id = o.image_id
+      )
+      INSERT INTO notification_images (image_id, event_id, state, jpeg, failure_reason, expires_at)
+      SELECT o.image_id, r.event_id, o.state,
+             CASE WHEN o.state = 'captured' THEN '\\xffd8'::bytea END,
+             CASE WHEN o.state = 'failed' THEN 'asleep' END, o.expires_at
+      FROM outcome o JOIN photo_reservations r ON r.image_id = o.image_id
+      """)
+    let result = try await mowdeck(["alarm", "list", "--mower", "m-3", "--json"], database: db)
+    let alarms = try #require(try jsonOutput(result.output) as? [[String: Any]])
+    #expect(
+      Set(alarms.compactMap { $0["photo"] as? String }) == [
+        "failed:asleep", "expired", "captured",
+      ],
+      "\(result.output)")
+  }
+
   /// `storage --json` is one object with the text's tables, sizes in bytes.
   @Test func storageJSONHoldsTheSameTables() async throws {
     let db = try await TestDatabase.make()
