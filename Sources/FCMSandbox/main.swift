@@ -1,12 +1,6 @@
 import Infrastructure
 
 await TestDoubleMain.run(
-  "FCMSandbox", usage: SandboxOptions.usage,
-  parse: { arguments in
-    do {
-      return try SandboxOptions.parse(arguments)
-    } catch is SandboxOptions.HelpRequested {
-      return nil
-    }
-  },
+  "FCMSandbox", usage: SandboxOptions.usage, parse: SandboxOptions.parse,
+  helpRequested: SandboxOptions.HelpRequested.self,
   service: { options, logger in try SandboxService(options: options, logger: logger) })

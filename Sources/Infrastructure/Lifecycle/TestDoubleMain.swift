@@ -8,20 +8,19 @@ import Glibc
 /// FoundationEssentials only, like the rest of `Infrastructure`: the workers link this
 /// module, and `WorkerLinkageTests` holds them to it (ADR 0021).
 public enum TestDoubleMain {
-  /// `parse` returns nil when help was asked for.
+  /// `parse` throws an error of type `helpRequested` when help was asked for.
   public static func run<Options, S: Service>(
-    _ component: String, usage: String, parse: ([String]) throws -> Options?,
-    service makeService: (Options, Logger) throws -> S
+    _ component: String, usage: String, parse: ([String]) throws -> Options,
+    helpRequested: any Error.Type, service makeService: (Options, Logger) throws -> S
   ) async -> Never {
     // A client that vanishes mid-answer must cost one connection, not the process.
     signal(SIGPIPE, SIG_IGN)
     let options: Options
     do {
-      guard let parsed = try parse(Array(CommandLine.arguments.dropFirst())) else {
-        print(usage)
-        exit(0)
-      }
-      options = parsed
+      options = try parse(Array(CommandLine.arguments.dropFirst()))
+    } catch let error where type(of: error) == helpRequested {
+      print(usage)
+      exit(0)
     } catch {
       StandardError.write("\(component): \(error)\n")
       exit(2)
