@@ -35,4 +35,25 @@ struct APNsRefusal: Decodable, Equatable, Sendable {
   static func read(_ body: [UInt8]) -> APNsRefusal? {
     try? WireCoding.decode(APNsRefusal.self, from: body)
   }
+
+  /// The reasons Apple documents for its provider API ("Handling notification responses
+  /// from APNs"), the label values of `mowdeck_apns_refusals_total{reason}`.
+  static let documentedReasons: Set<String> = [
+    "BadCollapseId", "BadDeviceToken", "BadExpirationDate", "BadMessageId", "BadPriority",
+    "BadTopic", "DeviceTokenNotForTopic", "DuplicateHeaders", "IdleTimeout", "InvalidPushType",
+    "MissingDeviceToken", "MissingTopic", "PayloadEmpty", "TopicDisallowed", "BadCertificate",
+    "BadCertificateEnvironment", "ExpiredProviderToken", "Forbidden", "InvalidProviderToken",
+    "MissingProviderToken", "UnrelatedKeyIdInToken", "BadEnvironmentKeyIdInToken", "BadPath",
+    "MethodNotAllowed", "ExpiredToken", "Unregistered", "PayloadTooLarge",
+    "TooManyProviderTokenUpdates", "TooManyRequests", "InternalServerError",
+    "ServiceUnavailable", "Shutdown",
+  ]
+
+  /// The `reason` label of an answer's body: Apple's reason, `other` for any other text
+  /// (a proxy's page, a reason Apple adds later) and `none` for no reason at all, so that
+  /// what the far end writes cannot grow the label's values without bound.
+  static func metricLabel(of body: [UInt8]) -> String {
+    guard let reason = read(body)?.reason else { return "none" }
+    return documentedReasons.contains(reason) ? reason : "other"
+  }
 }

@@ -168,8 +168,15 @@ struct APNsService: Service {
       metrics.observe("mowdeck_apns_request_seconds", latency.seconds)
       let action = DeliveryPolicy.classify(result, deviceRegisteredAt: delivery.deviceRegisteredAt)
       metrics.increment("mowdeck_apns_responses_total", labels: ["action": action.label])
+      if case .response(let status, _, let body) = result, status != 200 {
+        metrics.increment(
+          "mowdeck_apns_refusals_total",
+          labels: ["status": String(status), "reason": APNsRefusal.metricLabel(of: body)])
+      }
       switch action {
       case .sent(let apnsID):
+        AlarmToPush.observe(
+          metrics, platform: .apns, receivedAt: delivery.createdAt, now: clock.now())
         return .sent(
           apnsID: apnsID, status: 200, latencyMs: Int(latency.seconds * 1000),
           hasImage: payload.imageURL != nil)

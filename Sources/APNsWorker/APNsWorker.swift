@@ -21,7 +21,7 @@ enum APNsWorker {
       maxConnections: configuration.databasePoolSize)
     let nats = try NATSClient.connect(
       url: configuration.natsURL, name: "APNsWorker", logger: logger)
-    let metrics = Metrics()
+    let metrics = Metrics(component: "APNsWorker", families: PipelineMetrics.apns)
     let progress = StageProgress(
       stage: "apns", stallLimit: .seconds(configuration.stallSeconds), metrics: metrics)
     let endpoint = try MonitoringEndpoint.start(

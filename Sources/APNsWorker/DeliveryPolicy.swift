@@ -17,12 +17,15 @@ enum DeliveryAction: Sendable, Equatable {
 }
 
 extension DeliveryAction {
-  /// A short name for metrics.
+  /// A short name for metrics (`mowdeck_apns_responses_total{action}`): a dead token is
+  /// `deactivated`, as on the other platforms, so that `failed` counts only the pushes that
+  /// failed for a reason worth a look.
   var label: String {
     switch self {
     case .sent: return "sent"
     case .retry: return "retry"
     case .renewTokenAndRetry: return "renew_token"
+    case .failed(_, _, true, _): return "deactivated"
     case .failed: return "failed"
     }
   }

@@ -11,7 +11,7 @@ enum FCMWorker {
     let settings = try FCMSettings(configuration: configuration)
     let channel = makeChannel(
       settings: settings, caFile: configuration.fcmCAFile, logger: logger, clock: clock,
-      metrics: Metrics())
+      metrics: Metrics(component: "FCMWorker"))
     do {
       return try ChannelWorker.make(
         channel, configuration: configuration, logger: logger, clock: clock,

@@ -22,7 +22,7 @@ enum FanoutWorker {
     let subjects = Subjects(prefix: configuration.natsSubjectPrefix)
     let store = FanoutStore(
       pool: pool, rules: DecisionRules(configuration: configuration), subjects: subjects)
-    let metrics = Metrics()
+    let metrics = Metrics(component: "FanoutWorker", families: PipelineMetrics.fanout)
     let progress = StageProgress(
       stage: "fanout", stallLimit: .seconds(configuration.stallSeconds), metrics: metrics)
     let endpoint = try MonitoringEndpoint.start(

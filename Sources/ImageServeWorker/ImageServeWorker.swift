@@ -28,7 +28,7 @@ enum ImageServeWorker {
         "no image key: push-image URLs answer 404",
         ["hint": "set MOWDECK_NOTIFICATIONS_IMAGE_SECRET or the APNs key"])
     }
-    let metrics = Metrics()
+    let metrics = Metrics(component: "ImageServeWorker", families: PipelineMetrics.imageServe)
     let responder = PhotoResponder(
       store: PhotoStore(pool: pool), cache: PhotoCache(maxBytes: cacheBytes),
       served: ServedLog(pool: pool), metrics: metrics, logger: logger)

@@ -16,7 +16,7 @@ enum PhotoWorker {
       pool: pool, images: ImageStore(limits: ImageLimits(configuration: configuration)),
       photoTimeoutSeconds: configuration.photoTimeoutSeconds,
       followUps: PhotoFollowUps(windowSeconds: configuration.imageURLTTLSeconds))
-    let metrics = Metrics()
+    let metrics = Metrics(component: "PhotoWorker", families: PipelineMetrics.photo)
     let progress = StageProgress(
       stage: "photo", stallLimit: .seconds(configuration.stallSeconds), metrics: metrics)
     let endpoint = try MonitoringEndpoint.start(

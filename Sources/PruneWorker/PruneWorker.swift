@@ -9,7 +9,7 @@ enum PruneWorker {
   {
     let pool = DatabasePool(
       url: configuration.databaseURL, applicationName: "PruneWorker", maxConnections: 2)
-    let metrics = Metrics()
+    let metrics = Metrics(component: "PruneWorker", families: PipelineMetrics.prune)
     let endpoint = try MonitoringEndpoint.start(
       listen: configuration.metricsListen, pool: pool, nats: nil, metrics: metrics, logger: logger)
     let service = PruneService(

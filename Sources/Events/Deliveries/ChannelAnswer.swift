@@ -18,4 +18,13 @@ public enum ChannelAnswer: Sendable, Equatable {
     case .failed: "failed"
     }
   }
+
+  /// The push service's status when it answered with anything but success, for
+  /// `mowdeck_<platform>_refusals_total`; nil when it accepted or never answered.
+  public var refusalStatus: Int? {
+    switch self {
+    case .sent: nil
+    case .retry(let status, _, _), .failed(let status, _, _): status
+    }
+  }
 }

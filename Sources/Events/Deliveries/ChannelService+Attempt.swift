@@ -35,6 +35,12 @@ extension ChannelService {
     let latency = ContinuousClock.now - started
     metrics.observe(metric("request_seconds"), latency.seconds)
     metrics.increment(metric("responses_total"), labels: ["action": answer.label])
+    if let status = answer.refusalStatus {
+      metrics.increment(metric("refusals_total"), labels: ["status": String(status)])
+    } else if case .sent = answer, !delivery.followup {
+      AlarmToPush.observe(
+        metrics, platform: channel.platform, receivedAt: delivery.createdAt, now: clock.now())
+    }
     return ChannelBackoff.outcome(
       of: answer, for: delivery, latencyMs: Int(latency.seconds * 1000),
       hasImage: imageURL != nil, now: now)

@@ -8,13 +8,15 @@ public enum ChannelWorker {
   /// HTTP/1.1 ones) from the channel's client.
   public static let maxInFlight = 200
 
-  /// - Parameter metrics: the process's registry; a channel that counts things of its own
-  ///   (the FCM worker's access tokens) passes the one it counts into, so that `/metrics`
-  ///   shows them beside the loop's.
+  /// - Parameter metrics: the process's registry (`Metrics(component:)`); a channel that
+  ///   counts things of its own (the FCM worker's access tokens) passes the one it counts
+  ///   into, so that `/metrics` shows them beside the loop's.
   public static func make<Channel: PushChannel>(
     _ channel: Channel, configuration: Configuration, logger: Logger, clock: any WallClock,
-    metrics: Metrics = Metrics()
+    metrics: Metrics? = nil
   ) throws -> MonitoredService<ChannelService<Channel>> {
+    let metrics = metrics ?? Metrics(component: channel.workerName)
+    metrics.describe(PipelineMetrics.channel(channel.platform))
     let signer = try SigningKeys.signer(configuration: configuration)
     let pool = DatabasePool(
       url: configuration.databaseURL, applicationName: channel.workerName,

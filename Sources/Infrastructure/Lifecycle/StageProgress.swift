@@ -16,7 +16,8 @@ public final class StageProgress: Sendable {
     var lastProgress = ContinuousClock.now
   }
 
-  /// Gauges `mowdeck_<stage>_waiting` and `mowdeck_<stage>_oldest_waiting_seconds`.
+  /// Gauges `mowdeck_<stage>_waiting`, `mowdeck_<stage>_oldest_waiting_seconds` and
+  /// `mowdeck_<stage>_stalled` (what `/healthz` says, for Prometheus, which does not read it).
   public init(stage: String, stallLimit: Duration, metrics: Metrics) {
     self.stage = stage
     self.stallLimit = stallLimit
@@ -25,12 +26,17 @@ public final class StageProgress: Sendable {
     metrics.describe(waitingGauge, type: "gauge", help: "Units of work waiting for this stage.")
     metrics.describe(
       oldestGauge, type: "gauge", help: "Age in seconds of the oldest unit of work waiting.")
+    metrics.describe(
+      stalledGauge, type: "gauge",
+      help: "1 while work has waited past the stall limit with nothing finished (/healthz 503).")
     metrics.set(waitingGauge, 0)
     metrics.set(oldestGauge, 0)
+    metrics.set(stalledGauge, 0)
   }
 
   private var waitingGauge: String { "mowdeck_\(stage)_waiting" }
   private var oldestGauge: String { "mowdeck_\(stage)_oldest_waiting_seconds" }
+  private var stalledGauge: String { "mowdeck_\(stage)_stalled" }
 
   /// One unit of work finished (committed, acknowledged, sent or given up for good).
   public func progressed() {
@@ -46,6 +52,8 @@ public final class StageProgress: Sendable {
     }
     metrics.set(waitingGauge, Double(count))
     metrics.set(oldestGauge, count > 0 ? max(0, oldestAgeSeconds) : 0)
+    // Read at each measurement (every 2 s): the stall is judged as `/healthz` judges it.
+    metrics.set(stalledGauge, stalled() == nil ? 0 : 1)
   }
 
   /// What a stage reads of its waiting work: the units it could take or holds now, and the
