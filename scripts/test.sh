@@ -33,6 +33,8 @@ if [ $# -eq 0 ]; then
   scripts/check-ios-release.sh
   # With the pinned check-jsonschema and PyYAML of .local/venv (scripts/setup.sh).
   PATH="$PWD/.local/venv/bin:$PATH" scripts/check-compose.sh
+  # The alert rules, the Prometheus config and the dashboard's queries, by promtool (ADR 0042).
+  scripts/check-observability.sh
   # The fleet through a NATS cluster and a PostgreSQL failover, on servers of its own (ADR 0040).
   scripts/check-cluster.sh
 fi
