@@ -75,6 +75,9 @@ public enum ServiceRunner {
       status = 0
     } catch is CancellationError {
       status = 0
+    } catch let refusal as any StartRefusal {
+      StandardError.write(Redaction.redact("\(logger.component): \(refusal.description)\n"))
+      status = 2
     } catch {
       logger.error("failed", ["error": String(describing: error)])
       status = 1
