@@ -43,11 +43,14 @@ source "$work/servers/env"
 # shellcheck source=scripts/lib/free-port.sh
 source scripts/lib/free-port.sh
 serve_port=$(free_port)
+metrics_port=$(free_port)
 nginx_port=$(free_port)
 
 # The worker, limits raised so that wrk measures the server, not the 429s.
 export MOWDECK_NOTIFICATIONS_HTTP_LISTEN=127.0.0.1:$serve_port
-export MOWDECK_NOTIFICATIONS_IMAGE_SECRET=bench-secret
+export MOWDECK_METRICS_LISTEN=127.0.0.1:$metrics_port
+secret=bench-secret-of-at-least-32-bytes-long
+export MOWDECK_NOTIFICATIONS_IMAGE_SECRET=$secret
 export MOWDECK_NOTIFICATIONS_IMAGE_RATE_PER_NOTIFICATION=1000000000
 export MOWDECK_NOTIFICATIONS_IMAGE_RATE_TOTAL=1000000000
 export MOWDECK_LOG_LEVEL=warning
@@ -105,8 +108,8 @@ small_id=$(python3 -c 'import uuid; print(uuid.uuid4())')
 large_id=$(python3 -c 'import uuid; print(uuid.uuid4())')
 seed "$small_id" deploy/frames/small.jpg
 seed "$large_id" deploy/frames/near-limit.jpg
-small_target=$(signed_target "$small_id" bench-secret)
-large_target=$(signed_target "$large_id" bench-secret)
+small_target=$(signed_target "$small_id" "$secret")
+large_target=$(signed_target "$large_id" "$secret")
 forged_target=$(signed_target "$large_id" not-the-key)
 for target in "$small_target" "$large_target"; do
   [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$serve_port$target")" = 200 ] \

@@ -64,6 +64,7 @@ settings=(
   --network host -v "$dir/pki:/pki:ro"
   -e MOWDECK_DATABASE_URL -e MOWDECK_NATS_URL
   -e MOWDECK_NOTIFICATIONS_APP_URL="http://127.0.0.1:$http_port"
+  -e MOWDECK_NOTIFICATIONS_ALLOW_HTTP_ORIGIN=1
   -e MOWDECK_NOTIFICATIONS_HTTP_LISTEN="127.0.0.1:$http_port"
   -e MOWDECK_NOTIFICATIONS_APNS_URL="https://127.0.0.1:$apns_port"
   -e MOWDECK_NOTIFICATIONS_APNS_SANDBOX_URL="https://127.0.0.1:$apns_port"
@@ -91,8 +92,7 @@ start camera 0 GatewaySimulator --frames /usr/share/mowdeck/frames --latency-ms 
 port=$(free_port); start fanout "$port" FanoutWorker; ports=("$port")
 port=$(free_port); start photo "$port" PhotoWorker; ports+=("$port")
 port=$(free_port); start apns "$port" APNsWorker; ports+=("$port")
-# The serving process answers /healthz on its serving port.
-start serve 0 ImageServeWorker; ports+=("$http_port")
+port=$(free_port); start serve "$port" ImageServeWorker; ports+=("$port")
 port=$(free_port); start prune "$port" PruneWorker; ports+=("$port")
 
 for port in "${ports[@]}"; do

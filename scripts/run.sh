@@ -122,8 +122,11 @@ for worker in FanoutWorker PhotoWorker APNsWorker WebPushWorker FCMWorker NtfyWo
   done
 done
 MOWDECK_METRICS_LISTEN=127.0.0.1:$metrics start PruneWorker "$bin/PruneWorker"
-MOWDECK_NOTIFICATIONS_HTTP_LISTEN=127.0.0.1:8080 start serve-1 "$bin/ImageServeWorker"
-MOWDECK_NOTIFICATIONS_HTTP_LISTEN=127.0.0.1:8081 start serve-2 "$bin/ImageServeWorker"
+MOWDECK_METRICS_LISTEN=127.0.0.1:$((metrics + 1)) MOWDECK_NOTIFICATIONS_HTTP_LISTEN=127.0.0.1:8080 \
+  start serve-1 "$bin/ImageServeWorker"
+MOWDECK_METRICS_LISTEN=127.0.0.1:$((metrics + 2)) MOWDECK_NOTIFICATIONS_HTTP_LISTEN=127.0.0.1:8081 \
+  start serve-2 "$bin/ImageServeWorker"
+metrics=$((metrics + 2))
 # TLS in front of the serving process, as the owner's reverse proxy would be.
 start tls socat "OPENSSL-LISTEN:$tls_port,reuseaddr,fork,cert=$state/pki/server.pem,key=$state/pki/server.key,verify=0" TCP:127.0.0.1:8080
 sleep 2
@@ -256,7 +259,7 @@ cat <<TEXT
 == where to look ==
   web inbox:        https://localhost:$tls_port/inbox#token=$token
                     (or http://127.0.0.1:8080/inbox#token=$token; the certificate is the test CA's)
-  metrics, health:  http://127.0.0.1:9101/metrics ... :$metrics/metrics, :8080/metrics; /healthz
+  metrics, health:  http://127.0.0.1:9101/metrics ... :$metrics/metrics; /livez, /readyz, /healthz
   pushes at APNs:   $state/pushes.jsonl
   browser pushes:   $state/webpushes.jsonl (decrypted by the Web Push double)
   FCM messages:     $state/fcm.jsonl (sends and access-token grants at the FCM double)

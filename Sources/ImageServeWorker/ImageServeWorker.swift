@@ -54,13 +54,22 @@ enum ImageServeWorker {
     WebPushKeyRoute(
       publicKey: WebPushKeyRoute.publicKey(configuration: configuration, logger: logger)
     ).register(in: &router)
-    router.addHealthAndMetrics(pool: pool, nats: nats, metrics: metrics)
+    // The public port answers the contract's routes and a bare liveness `/healthz`; the
+    // checks that ask PostgreSQL and NATS, and `/metrics`, are on the monitoring endpoint,
+    // which the public never reaches.
+    router.addPublicLiveness()
 
+    var options = options
+    options.trustedProxies = configuration.trustedProxies
+    // Started first: its `listening` line is the first the process logs, as before.
     let server = try HTTPServer.start(
       listen: configuration.httpListen, router: router, logger: logger, metrics: metrics,
       options: options)
+    let monitoring = try MonitoringEndpoint.start(
+      listen: configuration.metricsListen, pool: pool, nats: nats, metrics: metrics,
+      logger: logger)
     return ImageServeService(
-      server: server,
+      server: server, monitoring: monitoring,
       migrate: { try await Migrator(pool: pool, logger: logger).migrateWhenReachable() },
       logger: logger)
   }

@@ -7,7 +7,9 @@ import Synchronization
 /// signature are the only ones that reach PostgreSQL; they share a budget per notification
 /// and one in total. Everything answered from the URL alone (forged, malformed, expired)
 /// draws on a separate budget per client address, so no amount of it can take a genuine
-/// request's place.
+/// request's place. The client address is the TCP peer's, or behind a trusted reverse
+/// proxy the one it forwarded for (`MOWDECK_NOTIFICATIONS_TRUSTED_PROXIES`): otherwise
+/// every phone behind the proxy would share one budget.
 final class ServeLimits: Sendable {
   enum Verdict: Equatable, Sendable {
     case allowed

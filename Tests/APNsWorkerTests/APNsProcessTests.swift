@@ -8,7 +8,7 @@ import Testing
 /// The APNs worker as a process, pushing through the APNsSandbox over real HTTP/2 and TLS,
 /// with alarms decided by a real FanoutWorker.
 @Suite(.serialized) struct APNsProcessTests {
-  static let secret = "test-image-secret"
+  static let secret = "test-image-secret-of-32-bytes-or-more"
 
   final class Stack: @unchecked Sendable {
     let db: TestDatabase

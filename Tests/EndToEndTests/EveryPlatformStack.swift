@@ -53,6 +53,8 @@ struct EveryPlatformStack {
     var workers = [serving]
     let port = try await listeningPort(of: serving)
     environment["MOWDECK_NOTIFICATIONS_IMAGE_BASE_URL"] = "http://127.0.0.1:\(port)"
+    // The test's browser and ntfy double fetch from the plain-HTTP serving process.
+    environment["MOWDECK_NOTIFICATIONS_ALLOW_HTTP_ORIGIN"] = "1"
     for name in [
       "FanoutWorker", "PhotoWorker", "APNsWorker", "WebPushWorker", "FCMWorker", "NtfyWorker",
     ] {

@@ -35,6 +35,12 @@ import Testing
     #expect(config.logLevel == .info)
     #expect(config.natsSubjectPrefix == "")
     #expect(config.photoMaxHeldBytes == 16 * 1_048_576)
+    #expect(config.trustedProxies == .none)
+  }
+
+  /// A key of 32 bytes that starts with `word`.
+  static func secret(_ word: String) -> String {
+    word + String(repeating: "k", count: 32 - word.count)
   }
 
   @Test func libpqsPunctuationStaysAndItsQuotedTokensGo() throws {
@@ -112,8 +118,9 @@ import Testing
     let config = try Configuration.load(from: [
       "MOWDECK_DATABASE_URL": "postgresql://u@db:5432/x",
       "MOWDECK_NATS_URL": "nats://a:4222, nats://b:4222",
-      "MOWDECK_NOTIFICATIONS_IMAGE_SECRET": "s3cret",
-      "MOWDECK_NOTIFICATIONS_IMAGE_PREVIOUS_SECRETS": "old1, ,old2,",
+      "MOWDECK_NOTIFICATIONS_IMAGE_SECRET": Self.secret("s3cret"),
+      "MOWDECK_NOTIFICATIONS_IMAGE_PREVIOUS_SECRETS":
+        "\(Self.secret("old1")), ,\(Self.secret("old2")),",
       "MOWDECK_NOTIFICATIONS_IMAGE_URL_TTL_SECONDS": " 120 ",
       "MOWDECK_NOTIFICATIONS_IMAGE_DAILY_LIMIT": "0",
       "MOWDECK_NOTIFICATIONS_COOLDOWN_THEFT_SECONDS": "0",
@@ -124,8 +131,8 @@ import Testing
     ])
     #expect(config.databaseURL == "postgresql://u@db:5432/x")
     #expect(config.natsURL == "nats://a:4222, nats://b:4222")
-    #expect(config.imageSecret == "s3cret")
-    #expect(config.imagePreviousSecrets == ["old1", "old2"])
+    #expect(config.imageSecret == Self.secret("s3cret"))
+    #expect(config.imagePreviousSecrets == [Self.secret("old1"), Self.secret("old2")])
     #expect(config.imageURLTTLSeconds == 120)
     #expect(config.imageDailyLimit == 0)
     #expect(config.cooldownTheftSeconds == 0)

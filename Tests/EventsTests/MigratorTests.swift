@@ -112,4 +112,27 @@ import Testing
     #expect(versions == [1, 2])
     #expect(try await db.count("SELECT count(*) AS n FROM b") == 0)
   }
+
+  /// An older build started against a database a newer one migrated: refused, with both
+  /// versions named, at once (not retried as an unreachable database is), and nothing
+  /// written.
+  @Test func aSchemaNewerThanTheBuildIsRefused() async throws {
+    let db = try await TestDatabase.make()
+    let known = try #require(Migration.all.map(\.version).max())
+    let future = known + 7
+    try await db.pool.query(
+      "INSERT INTO schema_migrations (version, name) VALUES (\(future), 'from_a_newer_build')")
+    let migrator = Migrator(pool: db.pool, logger: TestServers.logger)
+    let started = ContinuousClock.now
+    await #expect(throws: SchemaTooNew(found: future, known: known)) {
+      try await migrator.migrateWhenReachable()
+    }
+    #expect(ContinuousClock.now - started < .seconds(5))
+    let line = SchemaTooNew(found: future, known: known).description
+    #expect(line.contains("version \(future)") && line.contains("version \(known)"))
+    #expect(!line.contains("\n"))
+    #expect(
+      try await db.count("SELECT count(*) AS n FROM schema_migrations")
+        == Migration.all.count + 1)
+  }
 }

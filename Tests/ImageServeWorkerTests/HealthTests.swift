@@ -6,7 +6,8 @@ import Testing
 
 @testable import ImageServeWorker
 
-/// `/healthz`, `/metrics`, and what the server answers while PostgreSQL is away.
+/// `/healthz`, `/metrics` (on the monitoring endpoint), and what the server answers while
+/// PostgreSQL is away.
 @Suite struct HealthTests {
   @Test func healthzIs200WhenPostgreSQLAndNATSAnswer() async throws {
     try await ServeFixture.with { fixture in
@@ -15,7 +16,7 @@ import Testing
       // answers 200 once the machine lets it, not at the first try.
       var response: RawResponse?
       try await eventually(timeout: .seconds(20), "a 200 from /healthz") {
-        response = try await fixture.get("/healthz")
+        response = try await fixture.monitoring("/healthz")
         return response?.status == 200
       }
       #expect(response?.json?["postgres"] as? String == "ok")
@@ -31,7 +32,7 @@ import Testing
       let writer = try await ServeFixture.make([:], database: db)
       try await writer.seedDirectory()
       alarm = try await writer.seedAlarm(photo: .captured(TestPhotos.small))
-      await writer.service.server.stop()
+      await writer.service.stop()
     }
     try await ServeFixture.with(
       ["MOWDECK_DATABASE_URL": "postgresql://postgres@127.0.0.1:1/none"], database: db
@@ -49,7 +50,7 @@ import Testing
           InboxRoutes.listPattern, headers: ["Authorization": "Bearer \(token)"]
         )
         .status == 503)
-      let health = try await fixture.get("/healthz")
+      let health = try await fixture.monitoring("/healthz")
       #expect(health.status == 503)
       #expect(health.json?["postgres"] as? String == "unreachable")
       #expect(health.json?["nats"] as? String == "ok")
@@ -63,7 +64,7 @@ import Testing
       _ = try await fixture.get(fixture.pushTarget(alarm.notificationID))
       _ = try await fixture.get(fixture.pushTarget(UUID(), expiresIn: -1))
       _ = try await fixture.get("/nothing-here")
-      let response = try await fixture.get("/metrics")
+      let response = try await fixture.monitoring("/metrics")
       #expect(response.status == 200)
       #expect(response.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
       let text = response.text

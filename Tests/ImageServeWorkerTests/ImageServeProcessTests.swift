@@ -37,7 +37,7 @@ import Testing
     let fixture = try await ServeFixture.make([:], database: db)
     try await fixture.seedDirectory()
     let alarm = try await fixture.seedAlarm(photo: .captured(TestPhotos.large))
-    await fixture.service.server.stop()
+    await fixture.service.stop()
 
     let worker = try WorkerProcess("ImageServeWorker", environment: try environment(db))
     defer { worker.kill() }
@@ -52,6 +52,11 @@ import Testing
       try await RawHTTP.get(port, target.replacingOccurrences(of: "&s=", with: "&s=A")).status
         == 404)
     #expect(try await RawHTTP.get(port, "/healthz").status == 200)
+    let monitoring = try #require(worker.monitoringPort)
+    #expect(monitoring != port)
+    try await eventually(timeout: .seconds(20), "the monitoring endpoint's 200 from /readyz") {
+      try await RawHTTP.get(monitoring, "/readyz").status == 200
+    }
     #expect(worker.stop() == 0)
     #expect(worker.log.contains(#""msg":"stopped""#))
     #expect(!worker.log.contains(#""level":"error""#), "\(worker.log)")

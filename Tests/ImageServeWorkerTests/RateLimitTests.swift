@@ -85,7 +85,7 @@ import Testing
       // The forgers' own budget (40 a minute per address) ran out; they got 429s.
       #expect(forgedStatuses.filter { $0 == 404 }.count == 40)
       #expect(forgedStatuses.filter { $0 == 429 }.count == 1160)
-      let metrics = try await fixture.get("/metrics").text
+      let metrics = try await fixture.monitoring("/metrics").text
       #expect(metrics.contains(#"mowdeck_image_rate_limited_total{limit="client"} 1160.0"#))
     }
   }

@@ -8,8 +8,9 @@ import TestSupport
 /// One ImageServeWorker in this process on a free port, over a schema of its own, with a
 /// clock the test sets, and helpers that store what the fan-out and PhotoWorker would.
 struct ServeFixture: Sendable {
-  static let secret = "current-test-secret"
-  static let previousSecret = "previous-test-secret"
+  /// 32 bytes and more: shorter keys are refused at start.
+  static let secret = "current-test-secret-of-32-bytes-or-more"
+  static let previousSecret = "previous-test-secret-of-32-bytes-or-more"
 
   let db: TestDatabase
   let service: ImageServeService
@@ -18,6 +19,7 @@ struct ServeFixture: Sendable {
   let signer = ImageURLSigner(key: Array(secret.utf8))
 
   var port: Int { service.port }
+  var monitoringPort: Int { service.monitoringPort }
 
   /// Starts a server, runs `body`, and stops the server however `body` ends.
   static func with(
@@ -28,10 +30,10 @@ struct ServeFixture: Sendable {
     do {
       try await body(fixture)
     } catch {
-      await fixture.service.server.stop()
+      await fixture.service.stop()
       throw error
     }
-    await fixture.service.server.stop()
+    await fixture.service.stop()
   }
 
   static func make(_ settings: [String: String], database: TestDatabase?) async throws
@@ -42,6 +44,7 @@ struct ServeFixture: Sendable {
     var environment = [
       "MOWDECK_DATABASE_URL": db.url, "MOWDECK_NATS_URL": try TestServers.natsURL(),
       "MOWDECK_NOTIFICATIONS_HTTP_LISTEN": "127.0.0.1:0",
+      "MOWDECK_METRICS_LISTEN": "127.0.0.1:0",
       "MOWDECK_NOTIFICATIONS_IMAGE_SECRET": secret,
       "MOWDECK_NOTIFICATIONS_IMAGE_PREVIOUS_SECRETS": previousSecret,
       "MOWDECK_DATABASE_POOL_SIZE": "4",
@@ -71,6 +74,11 @@ struct ServeFixture: Sendable {
 
   func get(_ target: String, headers: [String: String] = [:]) async throws -> RawResponse {
     try await RawHTTP.get(port, target, headers: headers)
+  }
+
+  /// A GET to the monitoring endpoint (`/livez`, `/readyz`, `/healthz`, `/metrics`).
+  func monitoring(_ target: String) async throws -> RawResponse {
+    try await RawHTTP.get(monitoringPort, target)
   }
 
   // MARK: Rows

@@ -17,6 +17,14 @@ import Testing
     func run() async throws { throw Broken() }
   }
 
+  /// Meets what no restart cures (a schema newer than the build, say).
+  struct Refuses: Service {
+    struct Incurable: StartRefusal {
+      var description: String { "cannot ever work" }
+    }
+    func run() async throws { throw Incurable() }
+  }
+
   /// Works until asked to stop, then finishes its unit in hand (uncancelled) and returns;
   /// gives up after a while so that a missed signal fails the test.
   struct DrainsWhenAsked: Service {
@@ -71,6 +79,7 @@ import Testing
 
     #expect(await ServiceRunner.run(Finishes(), logger: TestServers.logger) == 0)
     #expect(await ServiceRunner.run(Fails(), logger: TestServers.logger) == 1)
+    #expect(await ServiceRunner.run(Refuses(), logger: TestServers.logger) == 2)
   }
 
   @Test func aServiceThatIgnoresTheRequestIsCancelledWhenTheGraceEnds() async throws {

@@ -20,7 +20,7 @@ struct NtfyStack {
     var environment = try WorkerProcess.environment(
       database: db, subjectPrefix: uniqueSubjectPrefix())
     environment.merge(sandbox.workerEnvironment) { $1 }
-    environment["MOWDECK_NOTIFICATIONS_IMAGE_SECRET"] = "test-image-secret"
+    environment["MOWDECK_NOTIFICATIONS_IMAGE_SECRET"] = "test-image-secret-of-32-bytes-or-more"
     environment["MOWDECK_NOTIFICATIONS_IMAGE_BASE_URL"] = Self.imageBaseURL
     environment["MOWDECK_METRICS_LISTEN"] = "127.0.0.1:0"
     self.environment = environment

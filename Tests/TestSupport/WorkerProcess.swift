@@ -16,7 +16,7 @@ public final class WorkerProcess: @unchecked Sendable {
     environment["MOWDECK_DATABASE_URL"] = database.url
     environment["MOWDECK_NATS_URL"] = try TestServers.natsURL()
     environment["MOWDECK_NATS_SUBJECT_PREFIX"] = subjectPrefix
-    // Many workers share this machine: each picks a free port for /healthz and /metrics.
+    // Many workers share this machine: each picks a free port for its monitoring endpoint.
     environment["MOWDECK_METRICS_LISTEN"] = "127.0.0.1:0"
     // `stop()` blocks its thread until the worker has exited, and the tests' tasks share
     // two threads: workers under test are cancelled at once, without draining (the
@@ -72,12 +72,15 @@ public final class WorkerProcess: @unchecked Sendable {
 
   public var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
 
-  /// The port of the first HTTP server the process logged as listening (a worker's
-  /// `/healthz` and `/metrics`); nil before it has.
+  /// The port of the process's monitoring endpoint (`/livez`, `/readyz`, `/healthz`,
+  /// `/metrics`), from its `listening` line with `"purpose":"monitoring"`; nil before it
+  /// has logged it.
   public var monitoringPort: Int? {
     for line in log.split(separator: "\n") {
       guard let object = JSON.object(from: Array(line.utf8)),
-        object["msg"] as? String == "listening", let port = object["port"] as? Int
+        object["msg"] as? String == "listening",
+        object["purpose"] as? String == MonitoringEndpoint.purpose,
+        let port = object["port"] as? Int
       else { continue }
       return port
     }

@@ -55,6 +55,9 @@ public struct Configuration: Sendable {
   /// CA bundle for a test ntfy server; nil: the system trust store.
   public var ntfyCAFile: String?
   public var httpListen: String
+  /// Reverse proxies whose `X-Forwarded-For` names the client of the serving process;
+  /// none by default: the TCP peer is the client.
+  public var trustedProxies: TrustedProxies
   public var pruneIntervalSeconds: Int
   /// Not in the contract: operational knobs with safe defaults.
   public var logLevel: Logger.Level
@@ -73,10 +76,11 @@ public struct Configuration: Sendable {
   public var pruneBatchSize: Int
   /// How long an APNs worker holds a delivery before another may send it again.
   public var apnsLeaseSeconds: Int
-  /// Where every worker answers `/healthz` and `/metrics`.
+  /// Where every worker, the serving process too, answers `/livez`, `/readyz`, `/healthz`
+  /// and `/metrics`.
   public var metricsListen: String
   /// A worker that has had work waiting this long without finishing any reports itself
-  /// unhealthy, so that an orchestrator restarts it.
+  /// not live, so that an orchestrator restarts it.
   public var stallSeconds: Int
   /// Attempts at one alarm that keeps failing with an error nobody can class, before it is
   /// rejected as `undecidable` (an outage never counts).
@@ -91,17 +95,19 @@ public struct Configuration: Sendable {
   public static func load(from environment: [String: String]) throws(ConfigurationError)
     -> Configuration
   {
-    let reader = EnvironmentReader(environment)
-    let appURL = try reader.url("MOWDECK_NOTIFICATIONS_APP_URL")
+    let reader = EnvironmentReader(environment, secretFiles: secretFiles)
+    let allowHTTP = try reader.flag("MOWDECK_NOTIFICATIONS_ALLOW_HTTP_ORIGIN")
+    let appURL = try publicOrigin(reader, "MOWDECK_NOTIFICATIONS_APP_URL", allowHTTP: allowHTTP)
     return Configuration(
       databaseURL: try reader.databaseURL("MOWDECK_DATABASE_URL") ?? defaultDatabaseURL,
       natsURL: try reader.natsURL("MOWDECK_NATS_URL") ?? "nats://127.0.0.1:4222",
       jetStreamReplicas: try reader.within(
         "MOWDECK_JETSTREAM_REPLICAS", 1, 1...5, because: "JetStream keeps 1 to 5 copies"),
       appURL: appURL,
-      imageBaseURL: try reader.url("MOWDECK_NOTIFICATIONS_IMAGE_BASE_URL") ?? appURL,
-      imageSecret: try reader.string("MOWDECK_NOTIFICATIONS_IMAGE_SECRET"),
-      imagePreviousSecrets: try reader.list("MOWDECK_NOTIFICATIONS_IMAGE_PREVIOUS_SECRETS"),
+      imageBaseURL: try publicOrigin(
+        reader, "MOWDECK_NOTIFICATIONS_IMAGE_BASE_URL", allowHTTP: allowHTTP) ?? appURL,
+      imageSecret: try imageSecret(reader),
+      imagePreviousSecrets: try imagePreviousSecrets(reader),
       imageURLTTLSeconds: try reader.positive("MOWDECK_NOTIFICATIONS_IMAGE_URL_TTL_SECONDS", 600),
       imageMinIntervalSeconds: try reader.nonNegative(
         "MOWDECK_NOTIFICATIONS_IMAGE_MIN_INTERVAL_SECONDS", 60),
@@ -122,8 +128,8 @@ public struct Configuration: Sendable {
       apnsSandboxURL: try reader.url("MOWDECK_NOTIFICATIONS_APNS_SANDBOX_URL")
         ?? "https://api.sandbox.push.apple.com",
       apnsKeyPath: try reader.string("MOWDECK_NOTIFICATIONS_APNS_KEY_PATH"),
-      apnsKeyID: try reader.string("MOWDECK_NOTIFICATIONS_APNS_KEY_ID"),
-      apnsTeamID: try reader.string("MOWDECK_NOTIFICATIONS_APNS_TEAM_ID"),
+      apnsKeyID: try appleID(reader, "MOWDECK_NOTIFICATIONS_APNS_KEY_ID"),
+      apnsTeamID: try appleID(reader, "MOWDECK_NOTIFICATIONS_APNS_TEAM_ID"),
       apnsTopic: try reader.string("MOWDECK_NOTIFICATIONS_APNS_TOPIC") ?? "app.mowdeck.mobile",
       apnsCAFile: try reader.string("MOWDECK_NOTIFICATIONS_APNS_CA_FILE"),
       webPushHosts: try webPushHosts(reader),
@@ -137,6 +143,7 @@ public struct Configuration: Sendable {
       ntfyToken: try reader.string("MOWDECK_NOTIFICATIONS_NTFY_TOKEN"),
       ntfyCAFile: try reader.string("MOWDECK_NOTIFICATIONS_NTFY_CA_FILE"),
       httpListen: try reader.listenAddress("MOWDECK_NOTIFICATIONS_HTTP_LISTEN") ?? "0.0.0.0:8080",
+      trustedProxies: try reader.trustedProxies("MOWDECK_NOTIFICATIONS_TRUSTED_PROXIES"),
       pruneIntervalSeconds: try reader.positive(
         "MOWDECK_NOTIFICATIONS_PRUNE_INTERVAL_SECONDS", 3600),
       logLevel: try reader.logLevel("MOWDECK_LOG_LEVEL") ?? .info,

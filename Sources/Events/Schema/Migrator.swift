@@ -27,6 +27,11 @@ public struct Migrator: Sendable {
         """)
       let applied = Set(
         try tx.query("SELECT version FROM schema_migrations").map { try $0.int("version") })
+      // A newer build migrated this database: its tables may have changed in ways this
+      // build would misread or damage. Refused, not retried (SchemaTooNew).
+      if let newest = applied.max(), let known = migrations.map(\.version).max(), newest > known {
+        throw SchemaTooNew(found: newest, known: known)
+      }
       var done: [Int] = []
       for migration in migrations where !applied.contains(migration.version) {
         try tx.execute(migration.sql)
@@ -41,7 +46,9 @@ public struct Migrator: Sendable {
   }
 
   /// Migrates, waiting with backoff while PostgreSQL is unreachable (a worker starting
-  /// before its database). Throws only when the task is cancelled or a step is wrong.
+  /// before its database). Throws only when the task is cancelled, a step is wrong, or
+  /// the schema is newer than this build (`SchemaTooNew`, which ends the worker with
+  /// status 2).
   public func migrateWhenReachable() async throws {
     var backoff = Backoff(initial: 0.2, maximum: 5)
     while true {
@@ -53,5 +60,23 @@ public struct Migrator: Sendable {
         guard await backoff.wait() else { throw CancellationError() }
       }
     }
+  }
+}
+
+/// The database's schema has a version above the newest this build knows: an older binary
+/// started after a newer one migrated. Every worker migrates at start, so every worker
+/// refuses, with one line naming both versions.
+public struct SchemaTooNew: StartRefusal, Equatable {
+  public let found: Int
+  public let known: Int
+
+  public init(found: Int, known: Int) {
+    self.found = found
+    self.known = known
+  }
+
+  public var description: String {
+    "the database schema is at version \(found), newer than version \(known), the newest this"
+      + " build knows: run the build that migrated it, or a newer one"
   }
 }

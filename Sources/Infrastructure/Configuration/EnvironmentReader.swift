@@ -4,14 +4,72 @@ import FoundationEssentials
 /// Reads and checks single environment variables; each failure names its variable.
 public struct EnvironmentReader {
   public let environment: [String: String]
+  /// Secret settings and the variable that may name a file holding each instead
+  /// (`MOWDECK_DATABASE_URL` and `MOWDECK_DATABASE_URL_FILE`): a secret in a file mounted
+  /// at `/run/secrets/...` is not in `docker inspect`, nor in every child's environment.
+  public let secretFiles: [String: String]
 
-  public init(_ environment: [String: String]) { self.environment = environment }
+  public init(_ environment: [String: String], secretFiles: [String: String] = [:]) {
+    self.environment = environment
+    self.secretFiles = secretFiles
+  }
 
-  /// The trimmed value, or nil when unset or empty.
+  /// The trimmed value, or nil when unset or empty. A secret's value is read from the file
+  /// its file variable names, when that is set (a trailing newline is trimmed with the
+  /// rest of the whitespace).
   public func string(_ name: String) throws(ConfigurationError) -> String? {
-    guard let raw = environment[name] else { return nil }
+    guard let raw = try raw(name) else { return nil }
     let value = raw.trimmingWhitespace()
     return value.isEmpty ? nil : value
+  }
+
+  /// A variable's text, or for a secret whose file variable is set, the file's. Errors
+  /// name the variable and the path, never what the file holds.
+  private func raw(_ name: String) throws(ConfigurationError) -> String? {
+    guard let fileVariable = secretFiles[name],
+      let path = environment[fileVariable]?.trimmingWhitespace(), !path.isEmpty
+    else { return environment[name] }
+    if let direct = environment[name], !direct.trimmingWhitespace().isEmpty {
+      throw ConfigurationError(
+        variable: fileVariable, problem: "and \(name) are both set: set only one of them")
+    }
+    let text: String
+    do {
+      text = try TextFile.read(path)
+    } catch {
+      throw ConfigurationError(
+        variable: fileVariable, problem: "names \(path.debugDescription), which cannot be read")
+    }
+    guard !text.trimmingWhitespace().isEmpty else {
+      throw ConfigurationError(
+        variable: fileVariable, problem: "names \(path.debugDescription), which is empty")
+    }
+    return text
+  }
+
+  /// A yes-or-no setting: `1` or `true` is yes; unset, `0` or `false` is no.
+  public func flag(_ name: String) throws(ConfigurationError) -> Bool {
+    guard let text = try string(name) else { return false }
+    switch text.lowercased() {
+    case "1", "true": return true
+    case "0", "false": return false
+    default:
+      throw ConfigurationError(
+        variable: name, problem: "must be 1 or 0 (true or false), got \(text.debugDescription)")
+    }
+  }
+
+  /// Comma-separated IP addresses and CIDR blocks; unset is nobody.
+  public func trustedProxies(_ name: String) throws(ConfigurationError) -> TrustedProxies {
+    guard let text = try string(name) else { return .none }
+    do {
+      return try TrustedProxies(parsing: text)
+    } catch {
+      throw ConfigurationError(
+        variable: name,
+        problem: "must be IP addresses or CIDR blocks (10.0.0.0/8, fd00::/8), comma-separated,"
+          + " got \(error.entry.debugDescription)")
+    }
   }
 
   public func positive(_ name: String, _ fallback: Int) throws(ConfigurationError) -> Int {
@@ -121,6 +179,7 @@ public struct EnvironmentReader {
     return text
   }
 
+  /// Comma-separated values, blanks dropped.
   public func list(_ name: String) throws(ConfigurationError) -> [String] {
     guard let text = try string(name) else { return [] }
     return text.split(separator: ",").map { $0.trimmingWhitespace() }

@@ -25,6 +25,24 @@ public struct ClientAddress: Sendable, Hashable, CustomStringConvertible {
     self.init(high: high, low: low)
   }
 
+  /// `203.0.113.7` or `2001:db8::1` (an IPv4-mapped IPv6 address is the IPv4 address);
+  /// nil for anything else, a zone suffix (`fe80::1%eth0`) or a port included.
+  public init?(parsing text: some StringProtocol) {
+    var bytes = [UInt8](repeating: 0, count: 16)
+    let text = String(text)
+    if text.contains(":") {
+      guard inet_pton(AF_INET6, text, &bytes) == 1 else { return nil }
+    } else {
+      bytes[10] = 0xff
+      bytes[11] = 0xff
+      let parsed = bytes.withUnsafeMutableBufferPointer {
+        inet_pton(AF_INET, text, $0.baseAddress! + 12)
+      }
+      guard parsed == 1 else { return nil }
+    }
+    self.init(bytes: bytes)
+  }
+
   public var isIPv4: Bool { high == 0 && low >> 32 == 0xffff }
 
   /// `203.0.113.7` or `2001:db8::1`, for logs.

@@ -111,13 +111,14 @@ extension HTTPServerCore {
     -> MHD_Result
   {
     var address = [UInt8](repeating: 0, count: 16)
-    let client =
+    let peer =
       mowdeck_mhd_client_address(connection, &address) == 1
       ? ClientAddress(bytes: address) : .unknown
     let (headers, body) = exchange.state.withLock { state in
       defer { state.body = [] }
       return (state.headers, state.body)
     }
+    let client = trustedProxies.client(peer: peer, headers: headers)
     let request = HTTPRequest(
       method: method, target: exchange.target, headers: headers, body: body,
       clientAddress: client)

@@ -7,6 +7,8 @@ public struct HTTPRequest: Sendable {
   public let target: String
   public let headers: HTTPHeaders
   public let body: [UInt8]
+  /// The client: the TCP peer, or behind a trusted proxy the address it forwarded for
+  /// (`TrustedProxies`).
   public let clientAddress: ClientAddress
   /// The `{...}` segments of the matched route pattern, in order, as sent (not decoded).
   public internal(set) var parameters: [Substring] = []

@@ -30,12 +30,18 @@ public final class HTTPServer: Sendable {
     public var workDeadline: Duration
     /// Serve HTTPS (HTTP/1.1 over TLS, no ALPN) with this certificate; nil serves plain HTTP.
     public var tls: TLSIdentity?
+    /// Proxies whose `X-Forwarded-For` names the client (`HTTPRequest.clientAddress`).
+    public var trustedProxies: TrustedProxies
+    /// What the server is for, in its `listening` line (`"monitoring"`), so that a reader
+    /// of the log tells a process's two listeners apart; nil for none.
+    public var purpose: String?
 
     public init(
       threads: Int = max(2, ProcessInfo.processInfo.activeProcessorCount),
       connectionLimit: Int = 4096, connectionTimeoutSeconds: Int = 30,
       maxBodyBytes: Int = 16 * 1024, maxHeaderBytes: Int = 16 * 1024,
-      workDeadline: Duration = .seconds(30), tls: TLSIdentity? = nil
+      workDeadline: Duration = .seconds(30), tls: TLSIdentity? = nil,
+      trustedProxies: TrustedProxies = .none, purpose: String? = nil
     ) {
       self.threads = threads
       self.connectionLimit = connectionLimit
@@ -44,6 +50,8 @@ public final class HTTPServer: Sendable {
       self.maxHeaderBytes = maxHeaderBytes
       self.workDeadline = workDeadline
       self.tls = tls
+      self.trustedProxies = trustedProxies
+      self.purpose = purpose
     }
   }
 
@@ -97,7 +105,7 @@ public final class HTTPServer: Sendable {
     let core = Unmanaged.passRetained(
       HTTPServerCore(
         router: router, logger: logger, metrics: metrics, maxBodyBytes: options.maxBodyBytes,
-        workDeadline: options.workDeadline))
+        workDeadline: options.workDeadline, trustedProxies: options.trustedProxies))
     let settings = DaemonSettings(address: address, options: options, core: core.toOpaque())
     guard let daemon = mowdeck_mhd_start(settings.pointer) else {
       core.release()
@@ -105,7 +113,11 @@ public final class HTTPServer: Sendable {
       throw .cannotListen(listen)
     }
     let port = Int(mowdeck_mhd_bound_port(daemon))
-    logger.info("listening", ["address": listen, "port": port, "threads": options.threads])
+    var fields: [String: any Sendable] = [
+      "address": listen, "port": port, "threads": options.threads,
+    ]
+    if let purpose = options.purpose { fields["purpose"] = purpose }
+    logger.info("listening", fields)
     return HTTPServer(daemon: daemon, port: port, core: core, settings: settings, logger: logger)
   }
 

@@ -15,11 +15,13 @@ final class HTTPServerCore: Sendable {
   /// Suspended requests, oldest first, for the deadline sweep (HTTPCore+Suspension).
   let waiting: Mutex<SuspendedQueue>
   let workDeadline: Duration
+  let trustedProxies: TrustedProxies
 
   init(
     router: HTTPRouter, logger: Logger, metrics: Metrics, maxBodyBytes: Int,
-    workDeadline: Duration
+    workDeadline: Duration, trustedProxies: TrustedProxies
   ) {
+    self.trustedProxies = trustedProxies
     self.waiting = Mutex(SuspendedQueue())
     self.workDeadline = workDeadline
     self.router = router

@@ -1,35 +1,18 @@
 import FoundationEssentials
 
 extension HTTPRouter {
-  /// `GET /healthz` (200 when PostgreSQL answers, NATS is connected and the stage is not
-  /// stalled, else 503, with a JSON line saying which) and `GET /metrics` (Prometheus
-  /// text): what every worker serves.
+  /// What every worker's monitoring endpoint serves: `GET /livez` (200 while the stage is
+  /// not stalled), `GET /readyz` (200 when PostgreSQL answers and NATS is connected),
+  /// `GET /healthz` (both), each else 503 with a JSON line saying which, and
+  /// `GET /metrics` (Prometheus text).
   public mutating func addHealthAndMetrics(
     pool: DatabasePool, nats: NATSClient?, metrics: Metrics, progress: StageProgress? = nil,
     timeout: Duration = .seconds(2)
   ) {
-    get("/healthz") { _ in
-      .later {
-        let database: Bool
-        do {
-          try await withDeadline(timeout) { try await pool.query("SELECT 1") }
-          database = true
-        } catch {
-          database = false
-        }
-        let messaging = nats?.isConnected ?? true
-        let stalled = progress?.stalled()
-        let healthy = database && messaging && stalled == nil
-        let report = HealthReport(
-          status: healthy ? "ok" : "unavailable", postgres: database ? "ok" : "unreachable",
-          nats: nats.map { $0.isConnected ? "ok" : "unreachable" },
-          progress: progress.map { _ in
-            stalled.map { "stalled for \(Int($0.components.seconds)) s" } ?? "ok"
-          },
-          stage: progress?.stage)
-        return .json(healthy ? 200 : 503, report).adding("Cache-Control", "no-store")
-      }
-    }
+    let probe = HealthProbe(pool: pool, nats: nats, progress: progress, timeout: timeout)
+    get("/livez") { _ in .now(probe.liveness()) }
+    get("/readyz") { _ in .later { await probe.readiness() } }
+    get("/healthz") { _ in .later { await probe.health() } }
     get("/metrics") { _ in
       .now(
         HTTPResponse(
@@ -37,14 +20,11 @@ extension HTTPRouter {
           body: Array(metrics.render().utf8)))
     }
   }
-}
 
-/// The body of `/healthz`: what answered and what did not; `nats`, `progress` and `stage`
-/// only where the process has them.
-struct HealthReport: Encodable {
-  let status: String
-  let postgres: String
-  let nats: String?
-  let progress: String?
-  let stage: String?
+  /// `GET /healthz` on a public port: liveness only, `{"status":"ok"}`. It asks nothing of
+  /// PostgreSQL, so a stranger's requests cost no query, and it tells nothing of what is
+  /// behind the process; the full checks are on the monitoring endpoint.
+  public mutating func addPublicLiveness() {
+    get("/healthz") { _ in .now(HealthProbe.alive()) }
+  }
 }

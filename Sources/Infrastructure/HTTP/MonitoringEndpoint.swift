@@ -1,5 +1,7 @@
-/// Every worker's `/healthz` and `/metrics`, on `MOWDECK_METRICS_LISTEN`, for the compose
-/// health checks and Prometheus. One thread; it answers only those two routes.
+/// Every worker's `/livez`, `/readyz`, `/healthz` and `/metrics`, on
+/// `MOWDECK_METRICS_LISTEN`, for the orchestrator's checks and Prometheus: never on a
+/// port the public reaches. One thread; it answers only those routes, and logs its
+/// `listening` line with `"purpose":"monitoring"`.
 public enum MonitoringEndpoint {
   public static func start(
     listen: String, pool: DatabasePool, nats: NATSClient?, metrics: Metrics,
@@ -9,8 +11,11 @@ public enum MonitoringEndpoint {
     router.addHealthAndMetrics(pool: pool, nats: nats, metrics: metrics, progress: progress)
     return try HTTPServer.start(
       listen: listen, router: router, logger: logger, metrics: metrics,
-      options: HTTPServer.Options(threads: 1, connectionLimit: 64))
+      options: HTTPServer.Options(threads: 1, connectionLimit: 64, purpose: purpose))
   }
+
+  /// The `purpose` of the endpoint's `listening` line.
+  public static let purpose = "monitoring"
 }
 
 /// A worker's service together with its monitoring endpoint: both run until the task is
@@ -25,7 +30,8 @@ public struct MonitoredService<Wrapped: Service>: Service {
   }
 
   public func run() async throws {
-    // `/healthz` and `/metrics` answer while the service drains: the endpoint stops after it.
+    // The health routes and `/metrics` answer while the service drains: the endpoint stops
+    // after it.
     let serving = Task { await GracefulShutdown.$current.withValue(nil) { await endpoint.run() } }
     defer { serving.cancel() }
     do {

@@ -12,7 +12,8 @@ public protocol Service: Sendable {
 /// Runs a service until it ends or the process is asked to stop. Stopping has two phases:
 /// the first SIGTERM or SIGINT requests a graceful shutdown (no new work; what is in hand
 /// finishes), and when `grace` has passed the service is cancelled. A second signal ends
-/// the process at once.
+/// the process at once. The status is 0 when the service ended or was stopped, 2 when it
+/// met a `StartRefusal` (its one line goes to stderr), 1 for any other failure.
 public enum ServiceRunner {
   /// How long a graceful shutdown may take before the work is cancelled: below Docker's
   /// default ten seconds between SIGTERM and SIGKILL.
@@ -75,6 +76,9 @@ public enum ServiceRunner {
       status = 0
     } catch is CancellationError {
       status = 0
+    } catch let refusal as any StartRefusal {
+      StandardError.write(Redaction.redact("\(logger.component): \(refusal.description)\n"))
+      status = 2
     } catch {
       logger.error("failed", ["error": String(describing: error)])
       status = 1
