@@ -21,6 +21,7 @@ for the schema check."""
 import pathlib
 import re
 import sys
+from urllib.parse import urlsplit
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "lib"))
 from compose_files import (  # noqa: E402
@@ -203,6 +204,10 @@ def check_edge(model):
     trusted = service_environment(serve).get("MOWDECK_NOTIFICATIONS_TRUSTED_PROXIES")
     if not subnets or trusted != subnets[0]:
         found.append(f"serve trusts X-Forwarded-For from {trusted}, the edge network is {subnets}")
+    app_url = service_environment(serve).get("MOWDECK_NOTIFICATIONS_APP_URL", "")
+    site = as_mapping(proxy.get("environment")).get("MOWDECK_PUBLIC_HOST")
+    if urlsplit(app_url).scheme != "https" or urlsplit(app_url).hostname != site:
+        found.append(f"the processes' public origin is {app_url}, the proxy's site {site}")
     caddy = (deploy / "caddy/mowdeck.caddy").read_text()
     ports = re.findall(r"^\s*port (\d+)", caddy, re.M)
     if ports != [serve_port]:

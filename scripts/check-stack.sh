@@ -71,7 +71,7 @@ export MOWDECK_SECRETS_DIR=$dir/secrets
 MOWDECK_HTTPS_PORT=$(free_port)
 MOWDECK_HTTP_PORT=$(free_port)
 export MOWDECK_HTTPS_PORT MOWDECK_HTTP_PORT
-export MOWDECK_PUBLIC_URL=https://localhost:$MOWDECK_HTTPS_PORT
+export MOWDECK_PUBLIC_HOST=localhost MOWDECK_PUBLIC_PORT_SUFFIX=:$MOWDECK_HTTPS_PORT
 export MOWDECK_VERSION=check
 run=("${compose[@]}" -p "$project")
 for file in "${files[@]}"; do run+=(-f "$file"); done
