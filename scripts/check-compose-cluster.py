@@ -1,15 +1,13 @@
 #!/usr/bin/env python3
-"""Checks deploy/compose.cluster.yaml as Compose applies it: on top of deploy/compose.yaml.
-No Docker engine runs here, so this merges the two with Compose's rules for the keys they
-use (mappings merged key by key; `environment` and `depends_on` by variable and service;
-`volumes` by path in the container; `command`, `entrypoint` and `healthcheck.test`
-replaced; other lists appended), then checks that every depends_on names a service that
-starts with its dependant, that every Mowdeck process is pointed at every nats-server and
-both PostgreSQL servers, that the alarms stream gets one copy per nats-server, that the
-nats config routes to every node, that only the primary waits for a synchronous standby,
-and that every file mounted from deploy/ exists. Exits 1 with one line per problem.
-With --merged FILE it also writes the merged file, for the schema check."""
-import copy
+"""Checks what deploy/compose.cluster.yaml needs of itself, merged on top of
+deploy/compose.yaml as Compose merges them (scripts/lib/compose_files.py; no Docker engine
+runs here): that every Mowdeck process is pointed at every nats-server and both PostgreSQL
+servers (the database URL is the secret file scripts/make-secrets.sh makes for the
+cluster), that the alarms stream gets one copy per nats-server, that the nats config
+routes to every node, and that only the primary waits for a synchronous standby.
+scripts/check-compose.py checks the rest of the merged files, profile by profile
+(dependencies, secrets, files, hardening). Exits 1 with one line per problem. With
+--merged FILE it also writes the merged file."""
 import pathlib
 import re
 import sys
@@ -17,119 +15,32 @@ from urllib.parse import parse_qs, urlsplit
 
 import yaml
 
-root = pathlib.Path(__file__).resolve().parent.parent
-deploy = root / "deploy"  # Compose resolves every relative path against the first file's folder
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "lib"))
+from compose_files import (  # noqa: E402
+    as_mapping, compose as merged_files, deploy, generated_secrets, interpolate,
+    path_in_deploy, secret_target, service_environment, volume_target)
 
 
-def load(name):
-    data = copy.deepcopy(yaml.safe_load((deploy / name).read_text()))
-    return {k: v for k, v in data.items() if not k.startswith("x-")}
+def plain(text):
+    """A value with nothing set in the environment: its default."""
+    return interpolate(str(text), {})
 
 
-def as_mapping(value, default=None):
-    """environment and depends_on may be lists; Compose merges them as mappings."""
-    if isinstance(value, dict):
-        return dict(value)
-    mapping = {}
-    for item in value or []:
-        key, sep, rest = str(item).partition("=")
-        mapping[key] = rest if sep else copy.deepcopy(default)
-    return mapping
-
-
-def volume_target(entry):
-    if isinstance(entry, dict):
-        return entry.get("target")
-    parts = entry.split(":")
-    return parts[1] if len(parts) > 1 else parts[0]
-
-
-def merge(base, override, path=()):
-    if not isinstance(base, dict) or not isinstance(override, dict):
-        return override
-    merged = dict(base)
-    for key, value in override.items():
-        here = path + (key,)
-        in_service = len(here) == 3 and here[0] == "services"
-        if key not in merged:
-            merged[key] = value
-        elif (in_service and key in ("command", "entrypoint")) or here[-2:] == ("healthcheck", "test"):
-            merged[key] = value
-        elif in_service and key in ("environment", "labels"):
-            merged[key] = {**as_mapping(merged[key]), **as_mapping(value)}
-        elif in_service and key == "depends_on":
-            started = {"condition": "service_started"}
-            old, new = as_mapping(merged[key], started), as_mapping(value, started)
-            merged[key] = {name: merge(old.get(name, {}), new[name]) for name in new} | {
-                name: old[name] for name in old if name not in new}
-        elif in_service and key == "volumes":
-            replaced = {volume_target(entry) for entry in value}
-            merged[key] = [e for e in merged[key] if volume_target(e) not in replaced] + value
-        elif isinstance(value, dict):
-            merged[key] = merge(merged[key], value, here)
-        elif isinstance(value, list) and isinstance(merged[key], list):
-            merged[key] = merged[key] + [v for v in value if v not in merged[key]]
-        else:
-            merged[key] = value
-    return merged
-
-
-def interpolate(text):
-    """Compose's ${VAR:-default} with nothing set in the environment: the default."""
-    return re.sub(r"\$\{[A-Z0-9_]+(?::?-([^}]*))?\}", lambda m: m.group(1) or "", str(text))
-
-
-def env_file(name):
-    values = {}
-    for line in (deploy / name).read_text().splitlines():
-        line = line.strip()
-        if line and not line.startswith("#"):
-            key, _, value = line.partition("=")
-            values[key] = value
-    return values
-
-
-compose = merge(load("compose.yaml"), load("compose.cluster.yaml"))
+compose = merged_files(["compose.yaml", "compose.cluster.yaml"],
+                       {"MOWDECK_SECRETS_DIR": generated_secrets()})
 services = compose["services"]
 problems = []
 
-# depends_on: the service exists and starts whenever its dependant does (it has no
-# profiles, or every profile that starts the dependant).
-dependants = {}
-for name, service in services.items():
-    profiles = set(service.get("profiles", []))
-    for dependency in as_mapping(service.get("depends_on")):
-        if dependency not in services:
-            problem = f"depends_on names {dependency}, which is not a service"
-        elif (needed := set(services[dependency].get("profiles", []))) and not (
-                profiles and profiles <= needed):
-            problem = f"depends_on names {dependency}, which starts only with {sorted(needed)}"
-        else:
-            continue
-        dependants.setdefault(problem, []).append(name)
-problems += [f"{problem} ({', '.join(names)})" for problem, names in dependants.items()]
-
-# Files mounted from deploy/, and named volumes declared.
-declared = set(compose.get("volumes") or {})
-for name, service in services.items():
-    for entry in service.get("volumes", []):
-        if isinstance(entry, dict):
-            source = entry.get("source") or ""
-        else:
-            source = entry.split(":")[0] if ":" in entry else ""  # none: an anonymous volume
-        if source.startswith((".", "/")):
-            if not (deploy / source).exists():
-                problems.append(f"{name} mounts {source}, which does not exist in deploy/")
-        elif source and source not in declared:
-            problems.append(f"{name} mounts the volume {source}, which is not declared")
-
-def from_image(prefix):
-    return {n: s for n, s in services.items() if str(s.get("image", "")).startswith(prefix)}
+def same_image_as(name):
+    """The services running the image compose.yaml gives `name` (its repository)."""
+    repository = str(services[name]["image"]).rsplit(":", 1)[0]
+    return {n: s for n, s in services.items()
+            if str(s.get("image", "")).rsplit(":", 1)[0] == repository}
 
 
-nats = from_image("${MOWDECK_NATS_IMAGE")
-postgres = from_image("${MOWDECK_POSTGRES_IMAGE")
-mowdeck = {n: s for n, s in services.items() if "build" in s or s.get("image") == "mowdeck:latest"}
+nats = same_image_as("nats")
+postgres = same_image_as("postgres")
+mowdeck = {n: s for n, s in services.items() if "build" in s}
 
 # nats-server nodes: all started by default, each with its own name and store, routes to all.
 if len(nats) < 3:
@@ -168,12 +79,12 @@ for name, service in nats.items():
 # PostgreSQL: one primary (REPLICATE_FROM empty) waiting for the standby that clones it, and
 # a standby without synchronous_standby_names (promoted, it would wait for nobody).
 def pg_env(service):
-    return {k: interpolate(v) for k, v in as_mapping(service.get("environment")).items()}
+    return {k: plain(v) for k, v in as_mapping(service.get("environment")).items()}
 
 
 def setting(service, key):
-    found = [interpolate(a).split("=", 1)[1] for a in service.get("command") or []
-             if interpolate(a).startswith(key + "=")]
+    found = [plain(a).split("=", 1)[1] for a in service.get("command") or []
+             if plain(a).startswith(key + "=")]
     return found[-1] if found else None
 
 
@@ -203,16 +114,19 @@ for name, service in postgres.items():
 by_problem = {}
 for name, service in mowdeck.items():
     found = []
-    env = {}
-    files = service.get("env_file", [])
-    for file in [files] if isinstance(files, str) else files:
-        env.update(env_file(file if isinstance(file, str) else file["path"]))
-    env.update({k: str(v) for k, v in as_mapping(service.get("environment")).items()})
+    env = service_environment(service)
     hosts = {urlsplit(u.strip()).hostname for u in env.get("MOWDECK_NATS_URL", "").split(",")}
     if hosts != set(nats):
         found.append(f"MOWDECK_NATS_URL names {sorted(filter(None, hosts))}, "
                      f"the nats nodes are {sorted(nats)}")
+    # The URL is a secret file: the one scripts/make-secrets.sh makes for the secret mounted
+    # where MOWDECK_DATABASE_URL_FILE points.
     url = env.get("MOWDECK_DATABASE_URL", "")
+    for entry in service.get("secrets", []):
+        source = entry["source"] if isinstance(entry, dict) else entry
+        file = (compose.get("secrets") or {}).get(source, {}).get("file")
+        if secret_target(entry) == env.get("MOWDECK_DATABASE_URL_FILE") and file:
+            url = path_in_deploy(file).read_text().strip()
     netloc = url.split("://", 1)[-1].split("/", 1)[0].rsplit("@", 1)[-1]
     db_hosts = {h.rsplit(":", 1)[0] for h in netloc.split(",")}
     if db_hosts != set(postgres):

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Builds the container image (deploy/Dockerfile) and runs one alarm through the pipeline
-# with every process taken from it: migrate and fleet import, the APNs sandbox, the camera
-# simulator, one replica of each worker, then a published alarm that must be pushed with
-# an image URL whose photo the serving container answers. PostgreSQL and nats-server are
+# Builds the container images (deploy/Dockerfile's production target, and its doubles
+# target) and runs one alarm through the pipeline with every process taken from them:
+# migrate and fleet import, one replica of each worker (production image), the APNs
+# sandbox and the camera simulator (doubles image), then a published alarm that must be
+# pushed with an image URL whose photo the serving container answers. It also checks that
+# the production image holds no test double. PostgreSQL and nats-server are
 # the throwaway host servers of the tests (containers on the host network), so this checks
 # the image, not deploy/compose.yaml (scripts/check-compose.sh checks that file).
 # Needs a running Docker engine that can reach the image's base images, or their local
 # stand-ins with --standins (scripts/make-standin-images.sh). Not part of scripts/test.sh:
 # CI machines have no Docker engine.
-#   scripts/check-image.sh [--standins] [IMAGE_TAG]
+#   scripts/check-image.sh [--standins] [IMAGE_TAG]   (the doubles get IMAGE_TAG-doubles)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/lib/one-alarm.sh
@@ -26,10 +28,20 @@ if ! docker info >/dev/null 2>&1; then
   exit 2
 fi
 
-echo "check-image: building $tag" >&2
+doubles=$tag-doubles
+echo "check-image: building $tag and $doubles" >&2
 # The host network: the build step fetches packages, and works the same with or without a
-# default bridge.
+# default bridge. The production image is the Dockerfile's last stage, built without
+# --target as an operator would.
 docker build -q --network host "${build_args[@]}" -f deploy/Dockerfile -t "$tag" . >/dev/null
+docker build -q --network host "${build_args[@]}" --target doubles -f deploy/Dockerfile \
+  -t "$doubles" . >/dev/null
+for double in GatewaySimulator APNsSandbox WebPushSandbox FCMSandbox NtfySandbox; do
+  if docker run --rm --entrypoint sh "$tag" -c "command -v $double" >/dev/null; then
+    echo "check-image: the production image $tag holds the test double $double" >&2
+    exit 1
+  fi
+done
 
 dir=$(mktemp -d /tmp/mowdeck-image.XXXXXX)
 chmod 755 "$dir"  # PostgreSQL runs as its own user
@@ -74,26 +86,27 @@ settings=(
   -e MOWDECK_NOTIFICATIONS_APNS_TEAM_ID=CHECKTEAM1
 )
 once() { docker run --rm "${settings[@]}" "$@"; }
-# Starts one long-running container; $1 names it, $2 is its metrics port.
+# Starts one long-running container; $1 names it, $2 is its metrics port, $3 its image.
 start() {
   local container=$name-$1 port=$2
   shift 2
   containers+=("$container")
   docker run -d --name "$container" "${settings[@]}" -e MOWDECK_METRICS_LISTEN="127.0.0.1:$port" \
-    "$tag" "$@" >/dev/null
+    "$@" >/dev/null
 }
 
 once "$tag" mowdeck migrate
 once -v "$PWD/Tests/Fixtures:/fixtures:ro" "$tag" mowdeck fleet import /fixtures/fleet40.fleet.json
-start sandbox 0 APNsSandbox --listen "127.0.0.1:$apns_port" --cert /pki/server.pem \
+start sandbox 0 "$doubles" APNsSandbox --listen "127.0.0.1:$apns_port" --cert /pki/server.pem \
   --key /pki/server.key --public-key /pki/apns-key.pub.pem --team-id CHECKTEAM1 \
   --key-id CHECKKEY01 --record /tmp/pushes.jsonl
-start camera 0 GatewaySimulator --frames /usr/share/mowdeck/frames --latency-ms 200
-port=$(free_port); start fanout "$port" FanoutWorker; ports=("$port")
-port=$(free_port); start photo "$port" PhotoWorker; ports+=("$port")
-port=$(free_port); start apns "$port" APNsWorker; ports+=("$port")
-port=$(free_port); start serve "$port" ImageServeWorker; ports+=("$port")
-port=$(free_port); start prune "$port" PruneWorker; ports+=("$port")
+start camera 0 "$doubles" GatewaySimulator --frames /usr/share/mowdeck/frames --latency-ms 200
+port=$(free_port); start fanout "$port" "$tag" FanoutWorker; ports=("$port")
+port=$(free_port); start photo "$port" "$tag" PhotoWorker; ports+=("$port")
+port=$(free_port); start apns "$port" "$tag" APNsWorker; ports+=("$port")
+# The serving process answers /healthz on its metrics port too, like every worker.
+port=$(free_port); start serve "$port" "$tag" ImageServeWorker; ports+=("$port")
+port=$(free_port); start prune "$port" "$tag" PruneWorker; ports+=("$port")
 
 for port in "${ports[@]}"; do
   for _ in $(seq 60); do

@@ -1,21 +1,25 @@
 #!/usr/bin/env bash
-# Runs deploy/compose.yaml as a whole, with its dev profile (camera simulator, the APNs,
-# Web Push, FCM and ntfy doubles): builds the image, brings every service up, waits until
-# each one is healthy, imports the demo fleet, publishes one alarm, and checks that the
-# push reaches the APNs sandbox with an image URL whose photo one of the serving replicas
-# answers. Then takes the stack down with its volumes. The stack's own secrets are test
-# keys made for the run (a Firebase service account among them), and a small override
-# points each channel's workers at its double and the public origin at the published
-# port; nothing else of the compose file is changed.
+# Runs the compose stack as a dev install runs it: deploy/compose.yaml with
+# deploy/compose.dev.yaml and --profile dev (camera simulator, the APNs, Web Push, FCM and
+# ntfy doubles, every channel's workers pointed at its double, the proxy with the dev
+# certificate), secrets from scripts/make-secrets.sh --dev in a directory of this run.
+# Builds both image targets, brings every service up, waits until each one is healthy,
+# imports the demo fleet, publishes one alarm, and checks that the push reaches the APNs
+# sandbox with an image URL whose photo the proxy answers over TLS (checked against the
+# dev CA). Then takes the stack down with its volumes. Nothing of the compose files is
+# changed but the published ports and the public URL (compose variables), and, with
+# --standins, the base images.
 # Needs a Docker engine that reaches the base images, or their local stand-ins with
 # --standins (scripts/make-standin-images.sh), and Compose (`docker compose`, or the older
-# `docker-compose`, for which the file's top-level `name` is left out). Not part of
+# `docker-compose`, for which the files' top-level `name` is left out). Not part of
 # scripts/test.sh: CI machines have no Docker engine.
 #   scripts/check-stack.sh [--standins]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/lib/one-alarm.sh
 source scripts/lib/one-alarm.sh
+# shellcheck source=scripts/lib/free-port.sh
+source scripts/lib/free-port.sh
 build_args=()
 extra=""
 if [ "${1:-}" = --standins ]; then
@@ -27,9 +31,10 @@ if [ "${1:-}" = --standins ]; then
 fi
 docker info >/dev/null 2>&1 || { echo "check-stack: no Docker engine reachable" >&2; exit 2; }
 project=mowdeck-check
-file=deploy/compose.yaml
+files=(deploy/compose.yaml deploy/compose.dev.yaml)
 dir=$(mktemp -d /tmp/mowdeck-stack.XXXXXX)
 run=()
+copies=()
 cleanup() {
   status=$?
   if [ "$status" -ne 0 ] && [ ${#run[@]} -gt 0 ]; then
@@ -37,7 +42,7 @@ cleanup() {
   fi
   if [ ${#run[@]} -gt 0 ]; then "${run[@]}" down -v --remove-orphans >/dev/null 2>&1 || true; fi
   rm -rf "$dir"
-  [ "$file" = deploy/compose.yaml ] || rm -f "$file"
+  if [ ${#copies[@]} -gt 0 ]; then rm -f "${copies[@]}"; fi
 }
 trap cleanup EXIT
 if docker compose version >/dev/null 2>&1; then
@@ -45,82 +50,48 @@ if docker compose version >/dev/null 2>&1; then
 elif command -v docker-compose >/dev/null; then
   compose=(docker-compose)
   # Compose v1 does not know the specification's top-level `name`; the project is named
-  # with -p instead. The copy stays beside the original, whose relative paths it keeps.
-  file=deploy/.compose-v1-check.yaml
-  grep -v '^name:' deploy/compose.yaml >"$file"
+  # with -p instead. The copies stay beside the originals, whose relative paths they keep.
+  for i in "${!files[@]}"; do
+    copy=deploy/.compose-v1-check.$i.yaml
+    grep -v '^name:' "${files[$i]}" >"$copy"
+    copies+=("$copy")
+    files[i]=$copy
+  done
 else
   echo "check-stack: neither docker compose nor docker-compose" >&2
   exit 2
 fi
 
-# Test keys, readable by the image's unprivileged user, in place of deploy/secrets: the
-# test PKI, and a service account whose client_email and project_id are the ones the
-# compose file's fcm-sandbox checks, with its token_uri on that double.
-scripts/make-test-pki.sh "$dir/pki"
-openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$dir/pki/fcm-key.pem" \
-  2>/dev/null
-openssl pkey -in "$dir/pki/fcm-key.pem" -pubout -out "$dir/pki/fcm-key.pub.pem"
-python3 - "$dir/pki/fcm-key.pem" >"$dir/pki/fcm-service-account.json" <<'PY'
-import json, sys
-print(json.dumps({"type": "service_account", "project_id": "mowdeck-dev",
-                  "private_key": open(sys.argv[1]).read(),
-                  "client_email": "fcm-sender@mowdeck-dev.iam.gserviceaccount.com",
-                  "token_uri": "https://fcm-sandbox:8445/token"}))
-PY
-chmod 755 "$dir/pki"
-chmod 644 "$dir/pki"/*
-cat >"$dir/override.yaml" <<YAML
-services:
-  apns: &to-sandbox
-    environment:
-      MOWDECK_NOTIFICATIONS_APNS_URL: https://apns-sandbox:8443
-      MOWDECK_NOTIFICATIONS_APNS_SANDBOX_URL: https://apns-sandbox:8443
-      MOWDECK_NOTIFICATIONS_APNS_CA_FILE: /run/secrets/test_ca
-      MOWDECK_NOTIFICATIONS_APP_URL: http://127.0.0.1:8080
-    secrets: [apns_key, vapid_key, test_ca]
-  serve: *to-sandbox
-  webpush:
-    environment:
-      MOWDECK_NOTIFICATIONS_WEBPUSH_CA_FILE: /run/secrets/test_ca
-      MOWDECK_NOTIFICATIONS_WEBPUSH_HOSTS: webpush-sandbox
-      MOWDECK_NOTIFICATIONS_APP_URL: http://127.0.0.1:8080
-    secrets: [apns_key, vapid_key, test_ca]
-  fcm:
-    environment:
-      MOWDECK_NOTIFICATIONS_FCM_URL: https://fcm-sandbox:8445
-      MOWDECK_NOTIFICATIONS_FCM_CA_FILE: /run/secrets/test_ca
-      MOWDECK_NOTIFICATIONS_APP_URL: http://127.0.0.1:8080
-    secrets: [apns_key, fcm_credentials, test_ca]
-  ntfy:
-    environment:
-      MOWDECK_NOTIFICATIONS_NTFY_URL: https://ntfy-sandbox:8446
-      MOWDECK_NOTIFICATIONS_NTFY_CA_FILE: /run/secrets/test_ca
-      MOWDECK_NOTIFICATIONS_APP_URL: http://127.0.0.1:8080
-    secrets: [apns_key, test_ca]
-secrets:
-  apns_key: {file: $dir/pki/apns-key.p8}
-  apns_public_key: {file: $dir/pki/apns-key.pub.pem}
-  vapid_key: {file: $dir/pki/apns-key.p8}
-  fcm_credentials: {file: $dir/pki/fcm-service-account.json}
-  fcm_public_key: {file: $dir/pki/fcm-key.pub.pem}
-  sandbox_cert: {file: $dir/pki/server.pem}
-  sandbox_key: {file: $dir/pki/server.key}
-  test_ca: {file: $dir/pki/ca.pem}
-YAML
-run=("${compose[@]}" -p "$project" -f "$file" -f "$dir/override.yaml")
+# The stack's secrets as a dev install makes them, in a directory of this run (never
+# deploy/secrets, which may hold an installation's own).
+scripts/make-secrets.sh --dev "$dir/secrets"
+export MOWDECK_SECRETS_DIR=$dir/secrets
+# The proxy on free ports of this machine, and the public URL the processes sign image
+# URLs with on that port; images of this run's own tag.
+MOWDECK_HTTPS_PORT=$(free_port)
+MOWDECK_HTTP_PORT=$(free_port)
+export MOWDECK_HTTPS_PORT MOWDECK_HTTP_PORT
+export MOWDECK_PUBLIC_HOST=localhost MOWDECK_PUBLIC_PORT_SUFFIX=:$MOWDECK_HTTPS_PORT
+export MOWDECK_VERSION=check
+run=("${compose[@]}" -p "$project")
+for file in "${files[@]}"; do run+=(-f "$file"); done
 if [ -n "$extra" ]; then run+=(-f "$extra"); fi
 run+=(--profile dev)
 
-echo "check-stack: building mowdeck:latest and starting $file" >&2
+echo "check-stack: building mowdeck:check and mowdeck-doubles:check, starting ${files[*]}" >&2
 # Built here rather than by compose, on the host network: the build step fetches packages,
 # and an engine without a default bridge (scripts/make-standin-images.sh) has no other.
-docker build -q --network host "${build_args[@]}" -f deploy/Dockerfile -t mowdeck:latest . \
-  >/dev/null
+for target in production doubles; do
+  name=mowdeck
+  [ "$target" = doubles ] && name=mowdeck-doubles
+  docker build -q --network host "${build_args[@]}" --target "$target" -f deploy/Dockerfile \
+    -t "$name:check" . >/dev/null
+done
 "${run[@]}" up -d --no-build >&2
-# All 23 containers (postgres, nats, migrate, two replicas of seven workers, the prune
-# worker, the camera simulator, the four push doubles); each with a health check must
-# report healthy, and migrate must have exited 0.
-expected=23
+# All 24 containers (postgres, nats, migrate, two replicas of seven workers, the prune
+# worker, the proxy, the camera simulator, the four push doubles); each with a health
+# check must report healthy, and migrate must have exited 0.
+expected=24
 for _ in $(seq 120); do
   states=$(docker ps -a --filter "label=com.docker.compose.project=$project" \
     --format '{{.Names}} {{.Status}}')
@@ -138,19 +109,19 @@ if [ "$count" -ne "$expected" ] || [ -n "$unhealthy" ]; then
 fi
 echo "check-stack: every service healthy" >&2
 
-network=$(docker inspect -f '{{range $k, $v := .NetworkSettings.Networks}}{{$k}}{{end}}' \
-  "$(docker ps -q --filter "label=com.docker.compose.project=$project" \
-    --filter label=com.docker.compose.service=fanout | head -n 1)")
-mowdeck() {
-  docker run --rm --network "$network" --env-file deploy/mowdeck.env "$@"
+# The CLI as an operator runs it: a one-off container of the migrate service, with its
+# secrets, settings and network.
+in_stack() {
+  "${run[@]}" run --rm --no-deps -T "${mounts[@]}" migrate "$@"
 }
-image=$(docker inspect -f '{{.Config.Image}}' \
-  "$(docker ps -q --filter "label=com.docker.compose.project=$project" \
-    --filter label=com.docker.compose.service=fanout | head -n 1)")
-mowdeck -v "$PWD/Tests/Fixtures:/fixtures:ro" "$image" mowdeck fleet import \
-  /fixtures/fleet40.fleet.json
+mounts=(-v "$PWD/Tests/Fixtures:/fixtures:ro")
+in_stack mowdeck fleet import /fixtures/fleet40.fleet.json
+mounts=()
 sandbox=$(docker ps -q --filter "label=com.docker.compose.project=$project" \
   --filter label=com.docker.compose.service=apns-sandbox)
-# The camera simulator answers in 0.5-3 s; the phone's extension would wait as long.
-check_one_alarm check-stack "$sandbox" 30 mowdeck "$image"
-echo "check-stack: ok (the compose stack pushed the alarm and served its photo)"
+# The photo is fetched from this machine through the proxy, whose certificate the dev CA
+# signed (curl reads CURL_CA_BUNDLE). The camera simulator answers in 0.5-3 s; the phone's
+# extension would wait as long.
+export CURL_CA_BUNDLE=$MOWDECK_SECRETS_DIR/dev-ca.pem
+check_one_alarm check-stack "$sandbox" 30 in_stack
+echo "check-stack: ok (the compose stack pushed the alarm and served its photo through the proxy)"

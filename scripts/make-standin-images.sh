@@ -9,6 +9,7 @@
 #                                            default /opt/swift)
 #   mowdeck-standin/postgres:15-bookworm     Debian's PostgreSQL 15
 #   mowdeck-standin/nats:2.9-bookworm        Debian's nats-server 2.9
+#   mowdeck-standin/caddy:2.6-bookworm       Debian's Caddy 2.6
 # Then: scripts/check-stack.sh --standins
 # An image that already exists is left as it is.
 set -euo pipefail
@@ -55,5 +56,10 @@ if ! have mowdeck-standin/nats:2.9-bookworm; then
   echo "standins: mowdeck-standin/nats:2.9-bookworm" >&2
   docker build -q --network host -t mowdeck-standin/nats:2.9-bookworm \
     deploy/standins/nats >/dev/null
+fi
+if ! have mowdeck-standin/caddy:2.6-bookworm; then
+  echo "standins: mowdeck-standin/caddy:2.6-bookworm" >&2
+  docker build -q --network host -t mowdeck-standin/caddy:2.6-bookworm \
+    deploy/standins/caddy >/dev/null
 fi
 echo "standins: ready"

@@ -10,6 +10,13 @@
 # that was promoted (promotion removes standby.signal).
 set -Eeo pipefail
 PGDATA="${PGDATA:-/var/lib/postgresql/data}"
+# The replication role's password comes as a file (a compose secret), like the image's
+# POSTGRES_PASSWORD_FILE; pg_basebackup below and replication-user.sh, which the image's
+# entrypoint runs, read the variable.
+if [ -n "${REPLICATION_PASSWORD_FILE:-}" ]; then
+  REPLICATION_PASSWORD=$(cat "$REPLICATION_PASSWORD_FILE")
+  export REPLICATION_PASSWORD
+fi
 
 # The image starts as root and steps down to postgres with gosu (su-exec on Alpine);
 # pg_basebackup must write the files as postgres too.

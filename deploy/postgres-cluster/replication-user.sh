@@ -9,6 +9,10 @@
 # Safe to run again. It runs in a subshell: the image sources a script without its x bit.
 (
   set -euo pipefail
+  # Run by hand (above), it has only the file: the entrypoint is what reads it otherwise.
+  if [ -z "${REPLICATION_PASSWORD:-}" ] && [ -n "${REPLICATION_PASSWORD_FILE:-}" ]; then
+    REPLICATION_PASSWORD=$(cat "$REPLICATION_PASSWORD_FILE")
+  fi
   : "${REPLICATION_USER:?}" "${REPLICATION_PASSWORD:?}" "${PGDATA:?}"
   psql -v ON_ERROR_STOP=1 --no-psqlrc --username "${POSTGRES_USER:-postgres}" --dbname postgres \
     --set user="$REPLICATION_USER" --set password="$REPLICATION_PASSWORD" <<'SQL'

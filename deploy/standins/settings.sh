@@ -7,5 +7,6 @@ standin_build_args=(
 )
 export MOWDECK_POSTGRES_IMAGE=mowdeck-standin/postgres:15-bookworm
 export MOWDECK_NATS_IMAGE=mowdeck-standin/nats:2.9-bookworm
+export MOWDECK_CADDY_IMAGE=mowdeck-standin/caddy:2.6-bookworm
 # nats-server 2.9 does not know sync_interval: its configuration without that line.
 standin_override=deploy/standins/nats/override.yaml
