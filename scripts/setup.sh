@@ -6,7 +6,8 @@
 set -euo pipefail
 
 packages=(pkg-config libpq-dev libnats-dev libssl-dev libmicrohttpd-dev libcurl4-openssl-dev libnghttp2-dev
-  postgresql nats-server python3 python3-venv curl openssl chromium nodejs socat util-linux zip)
+  postgresql nats-server python3 python3-venv curl openssl chromium nodejs socat util-linux zip
+  prometheus caddy)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" \
