@@ -56,7 +56,7 @@ import Testing
       try await Directory(pool: fixture.db.pool).revokeSession(token: token)
       let dom = try await Self.render("http://127.0.0.1:\(fixture.port)/inbox#token=\(token)")
       #expect(Self.items(in: dom).isEmpty)
-      #expect(dom.contains("This session is not valid"))
+      #expect(dom.contains("Your session has ended. Sign in again."))
     }
   }
 

@@ -26,7 +26,7 @@ public enum HeadlessBrowser {
   /// sessionId)`, `events` (every event received), `say(line)` (one JSON line on standard
   /// output) and `until(what, test, describe)` (polls until `test` gives a value, for at most
   /// `page.timeoutMs`).
-  static let devToolsPrelude = #"""
+  public static let devToolsPrelude = #"""
     "use strict";
     const fs = require("fs");
     const { spawn } = require("child_process");
