@@ -4,7 +4,7 @@
 # `start DIR crash-safe` keeps every acknowledged commit across a PostgreSQL crash (the
 # chaos test restarts it with `-m immediate`); the default trades that for speed.
 #   scripts/servers.sh start DIR     scripts/servers.sh stop DIR
-#   scripts/servers.sh restart-postgres DIR     scripts/servers.sh restart-nats DIR  (chaos tests)
+#   scripts/servers.sh restart-postgres DIR     scripts/servers.sh restart-nats DIR [clean]  (chaos tests)
 set -euo pipefail
 command=${1:?usage: servers.sh start|stop DIR}
 dir=${2:?usage: servers.sh start|stop DIR}
@@ -63,9 +63,12 @@ restart-postgres)
   as_postgres "$pgbin/pg_ctl" -D "$dir/pg/data" -l "$dir/pg/server.log" -w start >/dev/null
   ;;
 restart-nats)
-  # SIGKILL (as a crash), then the same port and JetStream store.
+  # SIGKILL (as a crash), or with `clean` SIGTERM (an orderly restart), then the same port
+  # and JetStream store.
   port=$(sed -n 's|.*MOWDECK_NATS_URL=nats://127.0.0.1:||p' "$dir/env")
   pid=$(cat "$dir/nats/pid")
+  if [ "${3:-}" = clean ]; then kill "$pid" 2>/dev/null || true; else kill -9 "$pid" 2>/dev/null || true; fi
+  for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
   kill -9 "$pid" 2>/dev/null || true
   for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
   nats-server -js -a 127.0.0.1 -p "$port" -sd "$dir/nats" >>"$dir/nats/server.log" 2>&1 &
