@@ -159,17 +159,15 @@ struct FanoutService: Service {
   /// One attempt at `message`, parsed once: a payload that does not read is rejected; an
   /// alarm goes through the batcher when asked, else in a transaction of its own.
   private func decide(_ message: JetStreamMessage, inBatch: Bool) async throws -> FanoutOutcome {
-    switch IngressAlarm.parse(subject: message.subject, subjects: subjects, payload: message.data)
-    {
-    case .failure(let rejection):
-      return try await store.reject(
-        IngressRejection(rejection), subject: message.subject, payload: message.data,
-        streamSequence: message.streamSequence)
-    case .success(let alarm):
-      let pending = PendingAlarm(
-        alarm: alarm, streamSequence: message.streamSequence, receivedAt: clock.now())
-      return try await inBatch ? batcher.decide(pending) : store.decideAlone(pending)
+    let parsed = IngressAlarm.parse(
+      subject: message.subject, subjects: subjects, payload: message.data)
+    guard inBatch, case .success(let alarm) = parsed else {
+      return try await store.handle(
+        parsed, subject: message.subject, payload: message.data,
+        streamSequence: message.streamSequence, receivedAt: clock.now())
     }
+    return try await batcher.decide(
+      PendingAlarm(alarm: alarm, streamSequence: message.streamSequence, receivedAt: clock.now()))
   }
 
   /// Whether a failed attempt ends the message as rejected: at once when PostgreSQL refused

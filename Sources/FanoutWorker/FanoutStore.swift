@@ -14,7 +14,18 @@ struct FanoutStore: Sendable {
   func handle(
     subject: String, payload: [UInt8], streamSequence: UInt64, receivedAt: Date
   ) async throws -> FanoutOutcome {
-    switch IngressAlarm.parse(subject: subject, subjects: subjects, payload: payload) {
+    try await handle(
+      IngressAlarm.parse(subject: subject, subjects: subjects, payload: payload),
+      subject: subject, payload: payload, streamSequence: streamSequence, receivedAt: receivedAt)
+  }
+
+  /// One message already parsed, alone: rejected when it did not read, else decided in a
+  /// transaction of its own.
+  func handle(
+    _ parsed: Result<IngressAlarm, IngressAlarm.Rejection>, subject: String, payload: [UInt8],
+    streamSequence: UInt64, receivedAt: Date
+  ) async throws -> FanoutOutcome {
+    switch parsed {
     case .failure(let rejection):
       return try await reject(
         IngressRejection(rejection), subject: subject, payload: payload,
