@@ -8,6 +8,10 @@ struct PendingAlarm: Sendable {
   let streamSequence: UInt64
   /// When this attempt took it: the decision time unless the mower's clock is believable.
   let receivedAt: Date
+  /// When JetStream stored it, acknowledging the publisher: the alarm's receipt by the
+  /// system, from which its deliveries' age and `mowdeck_alarm_to_push_seconds` count, so
+  /// that time spent waiting in the stream or for a batch is part of the figure.
+  let storedAt: Date
 }
 
 /// Alarms decided together in one transaction (ADR 0039): at most one per mower, because

@@ -31,14 +31,15 @@ struct FanoutBatchWrite {
           \(PostgresArray(plans.map(\.photoLabel)))::text[],
           \(PostgresArray(plans.map { String($0.isPushed ? $0.recipients.count : 0) }))::int[],
           \(PostgresArray(plans.map { String($0.streamSequence) }))::bigint[],
-          \(PostgresArray(plans.map(\.imageID)))::uuid[])
+          \(PostgresArray(plans.map(\.imageID)))::uuid[],
+          \(PostgresArray(plans.map { Timestamp.format($0.lease.receivedAt) }))::timestamptz[])
         AS x(event_id, mower_id, kind, alarm_class, occurred_at, decided_on, mower_name,
-             reason, decision, photo, recipients, stream_seq, image_id)
+             reason, decision, photo, recipients, stream_seq, image_id, received_at)
       ), alarm AS (
         INSERT INTO alarms (event_id, mower_id, kind, alarm_class, occurred_at, decided_on,
-                            mower_name, reason, decision, photo, recipients)
+                            mower_name, reason, decision, photo, recipients, received_at)
         SELECT event_id, mower_id, kind, alarm_class, occurred_at, decided_on, mower_name,
-               reason, decision, photo, recipients
+               reason, decision, photo, recipients, received_at
         FROM input
       ), state AS (
         UPDATE mower_state m SET
@@ -69,9 +70,9 @@ struct FanoutBatchWrite {
       ), delivery AS (
         -- APNs deliveries are leased already: the handoff sends them without a claim (ADR
         -- 0016). The other platforms' wait for their workers' claims.
-        INSERT INTO deliveries (delivery_id, notification_id, device_id, platform, attempts,
-                                lease_token, lease_expires_at)
-        SELECT d, n, v, p, CASE WHEN p = 'apns' THEN 1 ELSE 0 END,
+        INSERT INTO deliveries (delivery_id, notification_id, device_id, platform, created_at,
+                                attempts, lease_token, lease_expires_at)
+        SELECT d, n, v, p, c, CASE WHEN p = 'apns' THEN 1 ELSE 0 END,
                CASE WHEN p = 'apns' THEN t END,
                CASE WHEN p = 'apns'
                  THEN now() + make_interval(secs => \(DeliveryHandoff.leaseSeconds)) END
@@ -79,8 +80,10 @@ struct FanoutBatchWrite {
                     \(PostgresArray(deliveries.map(\.row.notificationID)))::uuid[],
                     \(PostgresArray(deliveries.map(\.row.device.deviceID)))::uuid[],
                     \(PostgresArray(deliveries.map(\.row.device.platform.rawValue)))::text[],
-                    \(PostgresArray(deliveries.map { String($0.plan.lease.token) }))::bigint[])
-          AS x(d, n, v, p, t)
+                    \(PostgresArray(deliveries.map { String($0.plan.lease.token) }))::bigint[],
+                    \(PostgresArray(deliveries.map { Timestamp.format($0.plan.lease.receivedAt) }))
+                      ::timestamptz[])
+          AS x(d, n, v, p, t, c)
       ), ingress AS (
         INSERT INTO ingress_messages (stream_seq, correlation_id, outcome)
         SELECT stream_seq, event_id, 'decided' FROM input

@@ -12,8 +12,9 @@ struct FanoutPlan: Sendable {
   /// The lease the deliveries are written with, read in the decision's transaction.
   struct Lease: Sendable {
     let token: Int64
-    /// The transaction's `now()`, which is also each delivery's `created_at`.
-    let createdAt: Date
+    /// The alarm's receipt (when JetStream stored it, never later than the transaction's
+    /// `now()`): the alarm's `received_at` and each delivery's `created_at`.
+    let receivedAt: Date
   }
 
   let alarm: IngressAlarm
@@ -148,7 +149,7 @@ struct FanoutPlan: Sendable {
     }
     guard !apns.isEmpty else { return nil }
     return DeliveryHandoff(
-      leaseToken: lease.token, eventID: alarm.eventID, createdAt: lease.createdAt,
+      leaseToken: lease.token, eventID: alarm.eventID, createdAt: lease.receivedAt,
       kind: alarm.kind, mowerName: alarm.mowerName, reason: alarm.reason, imageID: imageID,
       deliveries: apns)
   }

@@ -164,10 +164,13 @@ struct FanoutService: Service {
     guard inBatch, case .success(let alarm) = parsed else {
       return try await store.handle(
         parsed, subject: message.subject, payload: message.data,
-        streamSequence: message.streamSequence, receivedAt: clock.now())
+        streamSequence: message.streamSequence, receivedAt: clock.now(),
+        storedAt: message.storedAt)
     }
     return try await batcher.decide(
-      PendingAlarm(alarm: alarm, streamSequence: message.streamSequence, receivedAt: clock.now()))
+      PendingAlarm(
+        alarm: alarm, streamSequence: message.streamSequence, receivedAt: clock.now(),
+        storedAt: message.storedAt))
   }
 
   /// Whether a failed attempt ends the message as rejected: at once when PostgreSQL refused

@@ -39,7 +39,9 @@ extension FanoutStore {
           streamSequence: pending.streamSequence,
           lease: FanoutPlan.Lease(
             token: Int64(try row.int("lease_token")),
-            createdAt: try row.date("transaction_start")))
+            // The stream's clock may run ahead of the database's: a receipt after the
+            // transaction began would make a delivery younger than its own lease.
+            receivedAt: min(pending.storedAt, try row.date("transaction_start"))))
         plans.append(plan)
         outcomes.append(plan.outcome)
       }

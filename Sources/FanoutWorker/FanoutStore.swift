@@ -12,18 +12,19 @@ struct FanoutStore: Sendable {
   let eventLog = EventLog()
 
   func handle(
-    subject: String, payload: [UInt8], streamSequence: UInt64, receivedAt: Date
+    subject: String, payload: [UInt8], streamSequence: UInt64, receivedAt: Date, storedAt: Date
   ) async throws -> FanoutOutcome {
     try await handle(
       IngressAlarm.parse(subject: subject, subjects: subjects, payload: payload),
-      subject: subject, payload: payload, streamSequence: streamSequence, receivedAt: receivedAt)
+      subject: subject, payload: payload, streamSequence: streamSequence, receivedAt: receivedAt,
+      storedAt: storedAt)
   }
 
   /// One message already parsed, alone: rejected when it did not read, else decided in a
   /// transaction of its own.
   func handle(
     _ parsed: Result<IngressAlarm, IngressAlarm.Rejection>, subject: String, payload: [UInt8],
-    streamSequence: UInt64, receivedAt: Date
+    streamSequence: UInt64, receivedAt: Date, storedAt: Date
   ) async throws -> FanoutOutcome {
     switch parsed {
     case .failure(let rejection):
@@ -32,7 +33,9 @@ struct FanoutStore: Sendable {
         streamSequence: streamSequence)
     case .success(let alarm):
       return try await decideAlone(
-        PendingAlarm(alarm: alarm, streamSequence: streamSequence, receivedAt: receivedAt))
+        PendingAlarm(
+          alarm: alarm, streamSequence: streamSequence, receivedAt: receivedAt,
+          storedAt: storedAt))
     }
   }
 

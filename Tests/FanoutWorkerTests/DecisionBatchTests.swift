@@ -52,7 +52,8 @@ import Testing
       )
     else { fatalError("a test alarm that does not read") }
     return PendingAlarm(
-      alarm: alarm, streamSequence: sequence, receivedAt: occurred.addingTimeInterval(0.5))
+      alarm: alarm, streamSequence: sequence, receivedAt: occurred.addingTimeInterval(0.5),
+      storedAt: occurred.addingTimeInterval(0.5))
   }
 
   /// Three rounds over the five mowers: thefts (pushed, photos), thefts again within the

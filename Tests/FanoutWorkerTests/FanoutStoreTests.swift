@@ -35,7 +35,7 @@ import Testing
 
     mutating func send(
       _ kind: String, after seconds: Double, mower: String = "m-1", id: UUID = UUID(),
-      receivedAt: Date? = nil
+      receivedAt: Date? = nil, storedAt: Date? = nil
     ) async throws -> FanoutOutcome {
       sequence += 1
       let occurred = FanoutStoreTests.t0.addingTimeInterval(seconds)
@@ -45,7 +45,8 @@ import Testing
       ])
       return try await store.handle(
         subject: "notifications.alarms.\(mower)", payload: Array(payload.utf8),
-        streamSequence: sequence, receivedAt: receivedAt ?? occurred.addingTimeInterval(0.5))
+        streamSequence: sequence, receivedAt: receivedAt ?? occurred.addingTimeInterval(0.5),
+        storedAt: storedAt ?? receivedAt ?? occurred.addingTimeInterval(0.5))
     }
 
     func events(_ id: UUID) async throws -> [String] {
@@ -132,7 +133,11 @@ import Testing
   @Test func aPushIsHandedOffWithTheLeaseItsDeliveriesWereWrittenWith() async throws {
     var fixture = try await Fixture(users: 2)
     let id = UUID()
-    let handoff = try #require(try await fixture.send("mower_lifted", after: 0, id: id).handoff)
+    // A stream whose clock runs an hour ahead: the receipt is the transaction's time.
+    let handoff = try #require(
+      try await fixture.send(
+        "mower_lifted", after: 0, id: id, storedAt: Date().addingTimeInterval(3600)
+      ).handoff)
     #expect(handoff.eventID == id)
     #expect(handoff.kind == "mower_lifted")
     #expect(
@@ -150,7 +155,7 @@ import Testing
     for (row, delivery) in zip(rows, handoff.deliveries) {
       #expect(try row.int("lease_token") == Int(handoff.leaseToken))
       #expect(try row.int("attempts") == 1)
-      #expect(try row.date("created_at") == handoff.createdAt)
+      #expect(abs(try row.date("created_at").timeIntervalSince(handoff.createdAt)) < 0.000_001)
       #expect(try row.optionalDouble("lease_s") == Double(DeliveryHandoff.leaseSeconds))
       #expect(
         abs(try row.date("registered_at").timeIntervalSince(delivery.deviceRegisteredAt)) < 0.000_01
@@ -158,6 +163,28 @@ import Testing
     }
     // What travels over NATS decodes to the same handoff.
     #expect(try DeliveryHandoff.decode(handoff.encoded) == handoff)
+  }
+
+  /// An alarm's deliveries are as old as the alarm's receipt by the stream, not as the
+  /// decision: time spent waiting in JetStream or for a batch counts towards alarm-to-push.
+  @Test func deliveriesAreAsOldAsTheAlarmsReceiptByTheStream() async throws {
+    var fixture = try await Fixture(users: 2)
+    let id = UUID()
+    let stored = Date().addingTimeInterval(-42)
+    let handoff = try #require(
+      try await fixture.send("mower_lifted", after: 0, id: id, storedAt: stored).handoff)
+    #expect(abs(handoff.createdAt.timeIntervalSince(stored)) < 0.000_001)
+    let rows = try await fixture.db.pool.query(
+      """
+      SELECT d.created_at, a.received_at FROM deliveries d
+      JOIN notifications n USING (notification_id) JOIN alarms a USING (event_id)
+      WHERE a.event_id = \(id)
+      """)
+    #expect(rows.count == 2)
+    for row in rows {
+      #expect(abs(try row.date("created_at").timeIntervalSince(stored)) < 0.000_001)
+      #expect(abs(try row.date("received_at").timeIntervalSince(stored)) < 0.000_001)
+    }
   }
 
   /// A handoff no worker took is released: unleased (so the next claim takes it), its
@@ -209,13 +236,14 @@ import Testing
     for _ in 0..<2 {
       _ = try await fixture.store.handle(
         subject: "notifications.alarms.m-1", payload: payload, streamSequence: 7,
-        receivedAt: Self.t0)
+        receivedAt: Self.t0, storedAt: Self.t0)
       _ = try await fixture.store.handle(
         subject: "notifications.alarms.m-1", payload: garbage, streamSequence: 8,
-        receivedAt: Self.t0)
+        receivedAt: Self.t0, storedAt: Self.t0)
     }
     let again = try await fixture.store.handle(
-      subject: "notifications.alarms.m-1", payload: garbage, streamSequence: 8, receivedAt: Self.t0)
+      subject: "notifications.alarms.m-1", payload: garbage, streamSequence: 8, receivedAt: Self.t0,
+      storedAt: Self.t0)
     #expect(again.kind == .alreadyHandled)
     #expect(
       try await fixture.db.count("SELECT count(*) AS n FROM events WHERE type = 'alarm.rejected'")
@@ -235,7 +263,7 @@ import Testing
     ])
     let outcome = try await fixture.store.handle(
       subject: "notifications.alarms.m-1", payload: Array(payload.utf8), streamSequence: 1,
-      receivedAt: Self.t0)
+      receivedAt: Self.t0, storedAt: Self.t0)
     #expect(outcome.kind == .rejected)
     let story = try await EventLog().story(of: id, pool: fixture.db.pool)
     #expect(story.map(\.type) == ["alarm.rejected"])
@@ -259,7 +287,7 @@ import Testing
           ])
           _ = try await store.handle(
             subject: "notifications.alarms.m-1", payload: Array(payload.utf8),
-            streamSequence: UInt64(100 + index), receivedAt: Date())
+            streamSequence: UInt64(100 + index), receivedAt: Date(), storedAt: Date())
         }
       }
       try await group.waitForAll()

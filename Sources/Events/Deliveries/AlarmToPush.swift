@@ -6,14 +6,15 @@ import Infrastructure
 /// alarm's own message only, not the photo's follow-up, at every platform's stage, retries
 /// included, so that a slow push service or a backlog shows here first.
 ///
-/// The receipt is the delivery's `created_at`: the fan-out writes an alarm's deliveries in
-/// the transaction that records the alarm, so it is the alarm's `received_at`. Measured on
-/// the worker's `WallClock`, as every age of a delivery is (`ChannelBackoff`).
+/// The receipt is when JetStream stored the alarm, acknowledging its publisher: the fan-out
+/// writes it as the alarm's `received_at` and its deliveries' `created_at`, so the time an
+/// alarm waited in the stream, in the fan-out's lanes or for a batch is part of the figure.
+/// Measured on the worker's `WallClock`, as every age of a delivery is (`ChannelBackoff`).
 public enum AlarmToPush {
   public static let family = MetricFamily(
     "mowdeck_alarm_to_push_seconds", .histogram,
-    "From an alarm's receipt by the fan-out to its push accepted by the push service, by "
-      + "platform (the alarm's own message, retries included; not the photo's follow-up).")
+    "From an alarm's receipt (stored by JetStream) to its push accepted by the push service, "
+      + "by platform (the alarm's own message, retries included; not the photo's follow-up).")
 
   /// From a twentieth of a second to the half hour after which a push is no longer sent.
   public static let buckets: [Double] = [

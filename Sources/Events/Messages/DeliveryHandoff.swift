@@ -54,7 +54,7 @@ public struct DeliveryHandoff: Codable, Sendable, Equatable {
   /// The fencing token of every delivery's lease (one per decision).
   public let leaseToken: Int64
   public let eventID: UUID
-  /// The deliveries' `created_at`: the fan-out transaction's `now()`.
+  /// The deliveries' `created_at`: the alarm's receipt (when JetStream stored it).
   public let createdAt: Date
   public let kind: String
   public let mowerName: String?
