@@ -102,7 +102,8 @@ import Testing
       let seconds = try #require(exposition.value("mowdeck_alarm_to_push_seconds_sum", labels))
       #expect(
         seconds >= Self.streamWait && seconds < elapsed,
-        "\(platform): \(seconds) s, waited \(Self.streamWait) s in the stream, all took \(elapsed) s")
+        "\(platform): \(seconds) s, waited \(Self.streamWait) s in the stream, all took \(elapsed) s"
+      )
       #expect(
         exposition.value(
           "mowdeck_alarm_to_push_seconds_bucket", labels.merging(["le": "+Inf"]) { $1 })
