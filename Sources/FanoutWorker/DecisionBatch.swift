@@ -18,7 +18,7 @@ struct PendingAlarm: Sendable {
 /// each decision reads its mower's state as the one before it left it, and at most one per
 /// event id, because the second of two is a duplicate only once the first is written.
 /// Either kind of second alarm waits for a later batch.
-struct DecisionBatch: Sendable {
+struct DecisionBatch: CommitGroup {
   private(set) var alarms: [PendingAlarm] = []
   private var mowers: Set<String> = []
   private var events: Set<UUID> = []

@@ -121,7 +121,7 @@ struct FanoutService: Service {
         let outcome = try await decide(message, inBatch: inBatch)
         acknowledge(message, outcome: outcome, started: started)
         return
-      } catch let failed as DecisionBatcher.BatchFailed {
+      } catch let failed as GroupCommitFailed {
         // Not this alarm's attempt: it goes again at once, alone.
         logger.debug("a batch failed, deciding its alarms alone", ["error": failed])
         metrics.increment("mowdeck_fanout_batches_failed_total")

@@ -18,15 +18,29 @@ extension PhotoService {
     var attempts = StoreAttempts()
     var backoff = Backoff(initial: 0.1, maximum: 2)
     let replied = ContinuousClock.now
+    // The first attempt is written with whatever else is waiting; after a failed group the
+    // outcome is written alone, so that another photo's fault never fails it twice.
+    var grouped = true
     while true {
       do {
-        let completion = try await store.complete(claim, result: outcome, latencySeconds: latency)
+        let completion: PhotoStore.Completion
+        if grouped {
+          completion = try await completer.commit(
+            PhotoCompletion(claim: claim, result: outcome, latencySeconds: latency))
+        } else {
+          completion = try await store.complete(claim, result: outcome, latencySeconds: latency)
+        }
         // The follow-ups' workers sweep each second; the doorbell sends them now.
         if case .stored(let followUps) = completion, followUps > 0 {
           try? nats.publish(subjects.wakeDeliveries)
         }
         record(claim, outcome, completion, latency, store: (ContinuousClock.now - replied).seconds)
         return
+      } catch let failed as GroupCommitFailed {
+        // Not this outcome's attempt: it goes again at once, alone.
+        logger.debug("a group of photo outcomes failed, storing them alone", ["error": failed])
+        metrics.increment("mowdeck_photo_store_groups_failed_total")
+        grouped = false
       } catch {
         let failure = StoreAttempts.failureClass(of: error)
         let fields: [String: any Sendable] = [

@@ -8,6 +8,8 @@ import Infrastructure
 /// would pass it is shed, recorded as failed (ADR 0019, `HeldBytesBudget`).
 struct PhotoService: Service {
   let store: PhotoStore
+  /// Writes outcomes, several to a transaction while every connection is busy.
+  let completer: PhotoCompleter
   let nats: NATSClient
   let subjects: Subjects
   let logger: Logger

@@ -93,55 +93,78 @@ struct PhotoStore: Sendable {
   func complete(_ claim: PhotoClaim, result: PhotoResult, latencySeconds: Double) async throws
     -> Completion
   {
+    try await complete(
+      PhotoCompletions(
+        PhotoCompletion(claim: claim, result: result, latencySeconds: latencySeconds)))[0]
+  }
+
+  /// Ends several reservations in one transaction, each as `complete` would, with one
+  /// retention pass for all of them: the image table's lock and the commit are paid once.
+  /// Any failure fails them all; nothing of the group is written.
+  func complete(_ group: PhotoCompletions) async throws -> [Completion] {
     let images = images
     let eventLog = eventLog
     let followUps = followUps
     return try await pool.withTransaction { tx in
-      let state = if case .captured = result { "captured" } else { "failed" }
-      let ended = try tx.query(
-        """
-        UPDATE photo_reservations
-        SET state = \(state), finished_at = now(), lease_token = NULL, lease_expires_at = NULL
-        WHERE image_id = \(claim.imageID) AND state = 'pending'
-          AND (lease_token = \(claim.leaseToken) OR lease_expires_at < now())
-        RETURNING image_id
-        """)
-      guard !ended.isEmpty else { return .stale }
-      let event: NewEvent
-      let jpeg: [UInt8]?
-      let failureReason: String?
-      switch result {
-      case .captured(let bytes):
-        (jpeg, failureReason) = (bytes, nil)
-        event = NewEvent(
-          PhotoCaptured(
-            imageID: claim.imageID, bytes: bytes.count,
-            captureMilliseconds: Int((latencySeconds * 1000).rounded()), attempt: claim.attempt),
-          correlationID: claim.eventID)
-      case .failed(let reason, let detail):
-        (jpeg, failureReason) = (nil, reason.rawValue)
-        event = NewEvent(
-          PhotoFailed(
-            imageID: claim.imageID, reason: reason.rawValue,
-            // Cleaned here too, whatever produced it: this is the last step before jsonb.
-            detail: detail.map { FailureDetail.cleaned($0) },
-            afterMilliseconds: Int((latencySeconds * 1000).rounded()), attempt: claim.attempt),
-          correlationID: claim.eventID)
-      }
-      var events = [event]
-      var queued = 0
-      if case .captured = result {
-        let followUpEvents = try followUps.queue(
-          imageID: claim.imageID, eventID: claim.eventID, tx: tx)
-        queued = followUpEvents.count
-        events += followUpEvents
+      var completions: [Completion] = []
+      var events: [NewEvent] = []
+      for item in group.items {
+        let (completion, itemEvents) = try Self.end(item, followUps: followUps, images: images, tx)
+        completions.append(completion)
+        events += itemEvents
       }
       try eventLog.append(events, in: tx)
-      // Last: the row and retention, whose lock is then held only until the commit.
-      _ = try images.insert(
-        imageID: claim.imageID, eventID: claim.eventID, jpeg: jpeg, failureReason: failureReason,
-        tx: tx)
-      return .stored(followUps: queued)
+      // Last: retention, whose lock is then held only until the commit.
+      if completions.contains(where: { $0 != .stale }) { _ = try images.enforceRetention(tx) }
+      return completions
     }
+  }
+
+  /// One reservation's end within the group's transaction: its row and follow-ups written,
+  /// its events returned for the group's one append.
+  private static func end(
+    _ item: PhotoCompletion, followUps: PhotoFollowUps, images: ImageStore, _ tx: Transaction
+  ) throws -> (Completion, [NewEvent]) {
+    let claim = item.claim
+    let state = if case .captured = item.result { "captured" } else { "failed" }
+    let ended = try tx.query(
+      """
+      UPDATE photo_reservations
+      SET state = \(state), finished_at = now(), lease_token = NULL, lease_expires_at = NULL
+      WHERE image_id = \(claim.imageID) AND state = 'pending'
+        AND (lease_token = \(claim.leaseToken) OR lease_expires_at < now())
+      RETURNING image_id
+      """)
+    guard !ended.isEmpty else { return (.stale, []) }
+    let milliseconds = Int((item.latencySeconds * 1000).rounded())
+    let event: NewEvent
+    let jpeg: [UInt8]?
+    let failureReason: String?
+    switch item.result {
+    case .captured(let bytes):
+      (jpeg, failureReason) = (bytes, nil)
+      event = NewEvent(
+        PhotoCaptured(
+          imageID: claim.imageID, bytes: bytes.count, captureMilliseconds: milliseconds,
+          attempt: claim.attempt),
+        correlationID: claim.eventID)
+    case .failed(let reason, let detail):
+      (jpeg, failureReason) = (nil, reason.rawValue)
+      event = NewEvent(
+        PhotoFailed(
+          imageID: claim.imageID, reason: reason.rawValue,
+          // Cleaned here too, whatever produced it: this is the last step before jsonb.
+          detail: detail.map { FailureDetail.cleaned($0) },
+          afterMilliseconds: milliseconds, attempt: claim.attempt),
+        correlationID: claim.eventID)
+    }
+    var events = [event]
+    if case .captured = item.result {
+      events += try followUps.queue(imageID: claim.imageID, eventID: claim.eventID, tx: tx)
+    }
+    try images.insertWithoutRetention(
+      imageID: claim.imageID, eventID: claim.eventID, jpeg: jpeg, failureReason: failureReason,
+      tx: tx)
+    return (.stored(followUps: events.count - 1), events)
   }
 }

@@ -23,7 +23,10 @@ enum PhotoWorker {
       listen: configuration.metricsListen, pool: pool, nats: nats, metrics: metrics,
       progress: progress, logger: logger)
     let service = PhotoService(
-      store: store, nats: nats, subjects: Subjects(prefix: configuration.natsSubjectPrefix),
+      store: store,
+      completer: PhotoCompleter(
+        store: store, metrics: metrics, maxConcurrent: configuration.databasePoolSize),
+      nats: nats, subjects: Subjects(prefix: configuration.natsSubjectPrefix),
       logger: logger, metrics: metrics, maxInFlight: configuration.photoMaxInFlight,
       heldBytes: HeldBytesBudget(limit: configuration.photoMaxHeldBytes, metrics: metrics),
       photoTimeoutSeconds: configuration.photoTimeoutSeconds,

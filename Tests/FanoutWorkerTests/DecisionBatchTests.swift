@@ -202,9 +202,9 @@ import Testing
       do {
         #expect(try await task.value.kind == .pushed)
         #expect(!failing)
-      } catch let error as DecisionBatcher.BatchFailed {
+      } catch let error as GroupCommitFailed {
         #expect(failing)
-        #expect(error.batchSize == 4)
+        #expect(error.groupSize == 4)
         failed.append(Self.pending("mower_lifted", mower: mower, after: 0, sequence: 10))
       }
     }

@@ -30,6 +30,16 @@ public struct ImageStore: Sendable {
   public func insert(
     imageID: UUID, eventID: UUID, jpeg: [UInt8]?, failureReason: String?, tx: Transaction
   ) throws(DatabaseError) -> Removal {
+    try insertWithoutRetention(
+      imageID: imageID, eventID: eventID, jpeg: jpeg, failureReason: failureReason, tx: tx)
+    return try enforceRetention(tx)
+  }
+
+  /// Stores a row without enforcing retention, for a transaction that stores several and
+  /// then calls `enforceRetention` once, last, before its commit.
+  public func insertWithoutRetention(
+    imageID: UUID, eventID: UUID, jpeg: [UInt8]?, failureReason: String?, tx: Transaction
+  ) throws(DatabaseError) {
     let lifetime = jpeg == nil ? limits.failedRetentionSeconds : limits.retentionSeconds
     try tx.query(
       """
@@ -40,7 +50,6 @@ public struct ImageStore: Sendable {
               now() + make_interval(secs => \(lifetime)))
       ON CONFLICT (image_id) DO NOTHING
       """)
-    return try enforceRetention(tx)
   }
 
   /// Removes expired rows and photos beyond the newest `keep`, with an event for each

@@ -48,6 +48,12 @@ public enum PipelineMetrics {
       "mowdeck_photo_store_seconds", .histogram,
       "From the camera's answer to the committed row."),
     MetricFamily(
+      "mowdeck_photo_store_group_photos", .histogram,
+      "Photo outcomes written in one transaction."),
+    MetricFamily(
+      "mowdeck_photo_store_groups_failed_total", .counter,
+      "Groups of several photo outcomes that failed, whose outcomes were then written alone."),
+    MetricFamily(
       "mowdeck_photo_outcomes_total", .counter,
       "Captures ended, by outcome (captured, a photo.failed reason, stale, given_up)."),
   ]
