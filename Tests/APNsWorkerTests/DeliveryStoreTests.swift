@@ -154,6 +154,64 @@ import Testing
     #expect(try await db.count("SELECT count(*) AS n FROM deliveries WHERE state = 'sent'") == 1)
   }
 
+  /// While the first outcome's transaction waits on a row the test holds, the next ten
+  /// queue and go together; PostgreSQL refuses one of them. The group writes nothing, and
+  /// then each is written alone: nine are recorded, and only the refused one fails.
+  @Test func anOutcomePostgreSQLRefusesFailsOnlyItselfNotItsGroup() async throws {
+    let db = try await TestDatabase.make()
+    let store = try await Self.queuedDeliveries(devices: 11, in: db)
+    let claimed = try await store.claim(limit: 100)
+    #expect(claimed.count == 11)
+    let refused = claimed[5].deliveryID
+    try await db.pool.query("CREATE TABLE refused (delivery_id uuid)")
+    try await db.pool.query("INSERT INTO refused VALUES (\(refused))")
+    try await db.pool.query(
+      """
+      CREATE FUNCTION refuse_one() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.delivery_id IN (SELECT delivery_id FROM refused) THEN
+          RAISE EXCEPTION 'refused by the test' USING ERRCODE = 'check_violation';
+        END IF;
+        RETURN NEW;
+      END $$
+      """)
+    try await db.pool.query(
+      "CREATE TRIGGER refuse_one BEFORE UPDATE ON deliveries FOR EACH ROW EXECUTE FUNCTION refuse_one()"
+    )
+    let writer = OutcomeWriter(store: store)
+    let holder = try await PostgresConnection.connect(url: db.url, applicationName: "holder")
+    defer { holder.close() }
+    try await holder.execute(
+      "BEGIN; SELECT 1 FROM deliveries WHERE delivery_id = '\(claimed[0].deliveryID)' FOR UPDATE")
+    func sent(_ index: Int) -> DeliveryStore.Outcome {
+      .sent(apnsID: "a-\(index)", status: 200, latencyMs: 1, hasImage: false)
+    }
+    let first = Task { try await writer.write(claimed[0], sent(0)) }
+    let holderPID = try await holder.backendPID()
+    try await eventually(timeout: .seconds(10), "the first outcome waiting on the row") {
+      try await db.count(
+        """
+        SELECT count(*) AS n FROM pg_stat_activity
+        WHERE pg_blocking_pids(pid) @> ARRAY[\(holderPID)::int]
+        """) > 0
+    }
+    let queued = claimed.dropFirst().enumerated().map { offset, delivery in
+      let outcome = sent(offset + 1)
+      return (delivery.deliveryID, Task { try await writer.write(delivery, outcome) })
+    }
+    try await Task.sleep(for: .milliseconds(300))
+    try await holder.execute("COMMIT")
+    #expect(try await first.value)
+    for (deliveryID, task) in queued {
+      if deliveryID == refused {
+        await #expect(throws: DatabaseError.self) { try await task.value }
+      } else {
+        #expect(try await task.value)
+      }
+    }
+    #expect(try await db.count("SELECT count(*) AS n FROM deliveries WHERE state = 'sent'") == 10)
+  }
+
   struct NotAFailure: Error {
     let action: DeliveryAction
   }
