@@ -95,6 +95,7 @@ struct PushCheck {
       if let seconds = behaviour.retryAfter {
         response = response.adding("Retry-After", String(seconds))
       }
+      if let location = behaviour.location { response = response.adding("Location", location) }
     }
     return Outcome(response: response, line: line)
   }

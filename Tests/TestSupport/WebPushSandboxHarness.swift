@@ -96,27 +96,29 @@ public struct WebPushSandboxHarness: Sendable {
   public var origin: String { "https://\(endpointHost):\(port)" }
 
   /// Makes a subscription whose valid pushes are answered `answer` (201 unless given), with
-  /// `Retry-After: retryAfter` for 429 and 503.
+  /// `Retry-After: retryAfter` for 429 and 503, and `Location: location` for a redirect.
   public func subscribe(
-    answer: Int? = nil, retryAfter: Int? = nil, applicationServerKey: [UInt8]? = nil,
-    delayMs: Int? = nil
+    answer: Int? = nil, retryAfter: Int? = nil, location: String? = nil,
+    applicationServerKey: [UInt8]? = nil, delayMs: Int? = nil
   ) async throws -> Subscription {
     struct Request: Encodable {
       var answer: Int?
       var retryAfter: Int?
+      var location: String?
       var applicationServerKey: String?
       var delayMs: Int?
 
       enum CodingKeys: String, CodingKey {
         case answer
         case retryAfter = "retry_after"
+        case location
         case applicationServerKey = "application_server_key"
         case delayMs = "delay_ms"
       }
     }
     let body = WireCoding.encode(
       Request(
-        answer: answer, retryAfter: retryAfter,
+        answer: answer, retryAfter: retryAfter, location: location,
         applicationServerKey: applicationServerKey.map { Base64URL.encode($0) },
         delayMs: delayMs))
     let result = await client.send(
