@@ -52,7 +52,8 @@ struct SandboxOptions: Sendable, Equatable {
     Record file: one JSON object per push to /push/, every key always present (null when it
     does not apply): time (RFC 3339, microseconds), subscription (the ID), status (the
     answer), error (why a check failed, or null), ttl, urgency, topic, vapid_sub, vapid_aud
-    (from a JWT whose signature verified), payload (the decrypted text, or null),
+    and vapid_jwt (from a JWT whose signature verified; the JWT as received, so that tests
+    can look for it in the sender's logs), payload (the decrypted text, or null),
     payload_bytes (the encrypted body's length). Keys and auth secrets are never recorded.
 
     Log level from MOWDECK_LOG_LEVEL (debug, info, warning, error).

@@ -40,6 +40,7 @@ public struct WebPushSandboxHarness: Sendable {
     public var topic: String?
     public var vapidSub: String?
     public var vapidAud: String?
+    public var vapidJWT: String?
     public var payload: String?
     public var payloadBytes: Int
 
@@ -47,6 +48,7 @@ public struct WebPushSandboxHarness: Sendable {
       case time, subscription, status, error, ttl, urgency, topic
       case vapidSub = "vapid_sub"
       case vapidAud = "vapid_aud"
+      case vapidJWT = "vapid_jwt"
       case payload
       case payloadBytes = "payload_bytes"
     }

@@ -238,6 +238,20 @@ import Testing
     }
   }
 
+  /// The JWT is recorded as it came, so that a test can look for it in the sender's logs.
+  @Test func theVerifiedJWTIsRecordedAsReceived() async throws {
+    try await Self.withSandbox { sandbox, client in
+      let subscription = try await sandbox.subscribe()
+      let vapid = try VAPIDAuthorization(key: ES256SigningKey.generate(), subject: Self.subject)
+      let header = try vapid.headerValue(endpoint: subscription.endpoint, now: Date())
+      let jwt = try #require(header.split(separator: ", k=").first?.dropFirst("vapid t=".count))
+      #expect(
+        try await Self.send(Push(authorization: header), to: subscription, client: client).status
+          == 201)
+      #expect(try sandbox.recordLines().first?.vapidJWT == String(jwt))
+    }
+  }
+
   @Test func aPushToAnUnknownSubscriptionIs404() async throws {
     try await Self.withSandbox { sandbox, client in
       let real = try await sandbox.subscribe()

@@ -91,6 +91,26 @@ import Testing
     for secret in [good.keys.p256dh, good.keys.auth, gone.keys.auth, "vapid t="] {
       #expect(!worker.log.contains(secret), "\(secret)")
     }
+    try Self.expectNoVAPIDTokenLogged(worker.log, received: lines)
+  }
+
+  /// None of the JWTs the double received is in `log`, whole or in parts (its claims, its
+  /// signature), nor anything that starts as a base64url JSON object (`eyJ`): a JWT cut
+  /// short by the log's redaction would still be one logged.
+  static func expectNoVAPIDTokenLogged(
+    _ log: String, received lines: [WebPushSandboxHarness.RecordLine]
+  ) throws {
+    #expect(!log.isEmpty)
+    let tokens = lines.compactMap(\.vapidJWT)
+    #expect(!tokens.isEmpty, "the double recorded no VAPID JWT")
+    for token in tokens {
+      let parts = token.split(separator: ".").map(String.init)
+      #expect(parts.count == 3)
+      for secret in [token] + parts.dropFirst() {
+        #expect(!log.contains(secret), "a VAPID JWT in the log: \(secret.prefix(12))…")
+      }
+    }
+    #expect(!log.contains("eyJ"), "a base64url JSON object (a JWT?) in the log")
   }
 
   /// A push service answering with a redirect: the delivery fails for good, the
