@@ -83,16 +83,21 @@ public struct WebPushSandboxHarness: Sendable {
   public var caFile: String { pki.appendingPathComponent("ca.pem").path }
 
   /// What a WebPushWorker and the serving process need to push to this double: the test
-  /// PKI's P-256 key as the VAPID key, a subject, the test CA, and the endpoint host allowed.
+  /// PKI's P-256 key as the VAPID key, a subject, the test CA, and the endpoint host allowed
+  /// on the double's port (a port other than 443 is allowed only where the entry names it).
   public var workerEnvironment: [String: String] {
     [
       "MOWDECK_NOTIFICATIONS_WEBPUSH_VAPID_KEY_PATH": pki.appendingPathComponent("apns-key.p8")
         .path,
       "MOWDECK_NOTIFICATIONS_WEBPUSH_SUBJECT": "mailto:ops@mowdeck.example",
       "MOWDECK_NOTIFICATIONS_WEBPUSH_CA_FILE": caFile,
-      "MOWDECK_NOTIFICATIONS_WEBPUSH_HOSTS": endpointHost,
+      "MOWDECK_NOTIFICATIONS_WEBPUSH_HOSTS": allowedHost,
     ]
   }
+
+  /// The double's entry for `MOWDECK_NOTIFICATIONS_WEBPUSH_HOSTS` and `allowedHosts`:
+  /// `<endpoint host>:<port>`.
+  public var allowedHost: String { "\(endpointHost):\(port)" }
 
   /// `https://<endpoint host>:<port>`: the `aud` pushes must carry.
   public var origin: String { "https://\(endpointHost):\(port)" }

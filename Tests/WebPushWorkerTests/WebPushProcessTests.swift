@@ -45,7 +45,7 @@ import Testing
         userID: "u-1",
         address: try .checkedWebPush(
           endpoint: subscription.endpoint, p256dh: subscription.keys.p256dh,
-          auth: subscription.keys.auth, allowedHosts: ["localhost"]))
+          auth: subscription.keys.auth, allowedHosts: [sandbox.allowedHost]))
       return subscription
     }
 
