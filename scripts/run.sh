@@ -58,7 +58,7 @@ fi
 export MOWDECK_NOTIFICATIONS_WEBPUSH_VAPID_KEY_PATH="$state/vapid-key.pem"
 export MOWDECK_NOTIFICATIONS_WEBPUSH_SUBJECT="mailto:ops@mowdeck.example"
 export MOWDECK_NOTIFICATIONS_WEBPUSH_CA_FILE="$state/pki/ca.pem"
-export MOWDECK_NOTIFICATIONS_WEBPUSH_HOSTS=localhost
+export MOWDECK_NOTIFICATIONS_WEBPUSH_HOSTS="localhost:$webpush_port"
 # A Firebase service account made for this run, as the Firebase console's "Generate new
 # private key" gives one: an RSA key whose public half the FCM double checks the signed
 # assertions with, and a token_uri pointing at the double's token endpoint.

@@ -4,6 +4,8 @@ import Infrastructure
 struct SubscriptionRequest: Codable, Equatable, Sendable {
   var answer: Int?
   var retryAfter: Int?
+  /// Where a redirect answer (301, 302, 303, 307, 308) points.
+  var location: String?
   /// base64url of the application server's VAPID public key (`applicationServerKey`).
   var applicationServerKey: String?
   /// How long each answer to a push waits (a slow push service, for tests that kill a
@@ -13,6 +15,7 @@ struct SubscriptionRequest: Codable, Equatable, Sendable {
   enum CodingKeys: String, CodingKey {
     case answer
     case retryAfter = "retry_after"
+    case location
     case applicationServerKey = "application_server_key"
     case delayMs = "delay_ms"
   }

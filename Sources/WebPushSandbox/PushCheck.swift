@@ -24,7 +24,7 @@ struct PushCheck {
     var line = RecordLine(
       time: now, subscription: id, status: 0, error: nil, ttl: nil,
       urgency: request.headers["Urgency"], topic: request.headers["Topic"], vapidSub: nil,
-      vapidAud: nil, payload: nil, payloadBytes: request.body.count)
+      vapidAud: nil, vapidJWT: nil, payload: nil, payloadBytes: request.body.count)
     if let text = request.headers["TTL"] { line.ttl = Self.ttl(text) }
     func refuse(_ status: Int, _ error: String) -> Outcome {
       line.status = status
@@ -43,6 +43,7 @@ struct PushCheck {
     }
     line.vapidSub = vapid.claims.sub
     line.vapidAud = vapid.claims.aud
+    line.vapidJWT = vapid.token
     guard vapid.claims.aud == origin else {
       return refuse(401, "VAPID aud \(vapid.claims.aud) is not this service's origin \(origin)")
     }
@@ -95,6 +96,7 @@ struct PushCheck {
       if let seconds = behaviour.retryAfter {
         response = response.adding("Retry-After", String(seconds))
       }
+      if let location = behaviour.location { response = response.adding("Location", location) }
     }
     return Outcome(response: response, line: line)
   }

@@ -12,6 +12,7 @@ struct RecordLine: Codable, Equatable, Sendable {
   var topic: String?
   var vapidSub: String?
   var vapidAud: String?
+  var vapidJWT: String?
   var payload: String?
   var payloadBytes: Int
 
@@ -19,6 +20,7 @@ struct RecordLine: Codable, Equatable, Sendable {
     case time, subscription, status, error, ttl, urgency, topic
     case vapidSub = "vapid_sub"
     case vapidAud = "vapid_aud"
+    case vapidJWT = "vapid_jwt"
     case payload
     case payloadBytes = "payload_bytes"
   }
@@ -35,6 +37,7 @@ struct RecordLine: Codable, Equatable, Sendable {
     try container.encode(topic, forKey: .topic)
     try container.encode(vapidSub, forKey: .vapidSub)
     try container.encode(vapidAud, forKey: .vapidAud)
+    try container.encode(vapidJWT, forKey: .vapidJWT)
     try container.encode(payload, forKey: .payload)
     try container.encode(payloadBytes, forKey: .payloadBytes)
   }

@@ -24,12 +24,14 @@ struct SandboxOptions: Sendable, Equatable {
 
     POST /subscriptions   body {"answer":201,"retry_after":30,"application_server_key":"..."}
                           (every field optional; also an empty body). answer is what valid
-                          pushes get: 201 (default), 404, 410, 413, 429, 500 or 503;
-                          retry_after (seconds, only with 429 or 503) adds Retry-After;
-                          application_server_key (base64url, 65 bytes) binds the
-                          subscription to that VAPID key; delay_ms (0 to 60000) holds each
-                          answer that long (a slow service). Answers 201 with what a browser's
-                          PushSubscription.toJSON() gives:
+                          pushes get: 201 (default), 404, 410, 413, 429, 500 or 503, or a
+                          redirect (301, 302, 303, 307 or 308) to location, an http or
+                          https URL that goes with a redirect only (a push worker must not
+                          follow it); retry_after (seconds, only with 429 or 503) adds
+                          Retry-After; application_server_key (base64url, 65 bytes) binds
+                          the subscription to that VAPID key; delay_ms (0 to 60000) holds
+                          each answer that long (a slow service). Answers 201 with what a
+                          browser's PushSubscription.toJSON() gives:
                           {"endpoint":"https://H:PORT/push/ID","expirationTime":null,
                            "keys":{"auth":"<16 bytes>","p256dh":"<65 bytes>"}}
                           The keys are fresh for each subscription and kept in memory only.
@@ -43,13 +45,15 @@ struct SandboxOptions: Sendable, Equatable {
                           4096 bytes: 413; a body that does not decrypt with the
                           subscription's keys: 400. A push passing every check gets the
                           subscription's answer: 201 with Location, or the configured
-                          status (429 and 503 with Retry-After when given). A push without
-                          a body is valid and needs no Content-Encoding, as in RFC 8030.
+                          status (429 and 503 with Retry-After when given, a redirect with
+                          Location: location). A push without a body is valid and needs no
+                          Content-Encoding, as in RFC 8030.
 
     Record file: one JSON object per push to /push/, every key always present (null when it
     does not apply): time (RFC 3339, microseconds), subscription (the ID), status (the
     answer), error (why a check failed, or null), ttl, urgency, topic, vapid_sub, vapid_aud
-    (from a JWT whose signature verified), payload (the decrypted text, or null),
+    and vapid_jwt (from a JWT whose signature verified; the JWT as received, so that tests
+    can look for it in the sender's logs), payload (the decrypted text, or null),
     payload_bytes (the encrypted body's length). Keys and auth secrets are never recorded.
 
     Log level from MOWDECK_LOG_LEVEL (debug, info, warning, error).

@@ -3,11 +3,15 @@ import Synchronization
 
 /// What valid pushes to a subscription are answered with.
 struct Behaviour: Sendable, Equatable {
-  static let statuses: Set<Int> = [201, 404, 410, 413, 429, 500, 503]
+  static let statuses = Set([201, 404, 410, 413, 429, 500, 503]).union(redirects)
+  /// Answers that name another address in `Location`: what a push worker must not follow.
+  static let redirects: Set<Int> = [301, 302, 303, 307, 308]
 
   var status = 201
   /// Seconds for `Retry-After` (429 and 503 only).
   var retryAfter: Int?
+  /// The `Location` of a redirect (3xx only).
+  var location: String?
   /// The VAPID public key pushes must carry, when the subscription was bound to one.
   var applicationServerKey: [UInt8]?
   /// Each answer waits this long; the push is recorded when it is answered.
@@ -35,6 +39,19 @@ struct Behaviour: Sendable, Equatable {
         throw Invalid(description: "retry_after must not be negative, got \(seconds)")
       }
       retryAfter = seconds
+    }
+    if let location = request.location {
+      guard Self.redirects.contains(status) else {
+        throw Invalid(description: "location goes only with answer \(Self.redirects.sorted())")
+      }
+      guard location.hasPrefix("https://") || location.hasPrefix("http://"),
+        !location.contains(where: { $0.isNewline })
+      else {
+        throw Invalid(description: "location must be an http or https URL, got \(location)")
+      }
+      self.location = location
+    } else if Self.redirects.contains(status) {
+      throw Invalid(description: "answer \(status) needs a location")
     }
     if let delay = request.delayMs {
       guard (0...60_000).contains(delay) else {

@@ -18,7 +18,7 @@ extension WebPushSandboxHarness: BenchedDouble {
     let subscription = try await subscribe()
     return try .checkedWebPush(
       endpoint: subscription.endpoint, p256dh: subscription.keys.p256dh,
-      auth: subscription.keys.auth, allowedHosts: [endpointHost])
+      auth: subscription.keys.auth, allowedHosts: [allowedHost])
   }
 
   func refusedSends() throws -> Int { try recordLines().filter { $0.status != 201 }.count }

@@ -145,7 +145,9 @@ import Testing
 
   /// No credential of any channel in any log line of the system's processes: the APNs and
   /// VAPID key, the FCM service account's private key and the access tokens it was granted,
-  /// the ntfy token, a browser's auth secret, the user's session.
+  /// the ntfy token, a browser's keys, the user's session, and no JWT: neither a VAPID JWT
+  /// the Web Push double received (whole, its claims or its signature) nor anything that
+  /// starts as a base64url JSON object (`eyJ`), which a JWT cut short would still be.
   static func expectNoCredentialLogged(
     _ stack: EveryPlatformStack, subscription: WebPushSandboxHarness.Subscription
   ) throws {
@@ -160,10 +162,19 @@ import Testing
     var secrets = keyLines(p8) + keyLines(try FCMSandboxHarness.serviceAccountKey().privateKeyPEM)
     secrets += try stack.fcm.grants().compactMap(\.accessToken)
     #expect(try !stack.fcm.grants().isEmpty)
-    secrets += [EveryPlatformStack.ntfyToken, subscription.keys.auth, stack.session]
+    secrets += [
+      EveryPlatformStack.ntfyToken, subscription.keys.auth, subscription.keys.p256dh,
+      stack.session,
+    ]
+    let vapidTokens = try stack.webPush.recordLines().compactMap(\.vapidJWT)
+    #expect(!vapidTokens.isEmpty, "the Web Push double recorded no VAPID JWT")
+    for token in vapidTokens {
+      secrets += [token] + token.split(separator: ".").dropFirst().map(String.init)
+    }
     for secret in secrets where !secret.isEmpty {
       #expect(!logs.contains(secret), "a credential in the logs: \(secret.prefix(6))…")
     }
+    #expect(!logs.contains("eyJ"), "a base64url JSON object (a JWT?) in the logs")
   }
 
   /// The message as the service worker reads it.

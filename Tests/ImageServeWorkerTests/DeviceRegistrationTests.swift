@@ -128,6 +128,10 @@ import Testing
         "https://evilfcm.googleapis.com/x", "https://fcm.googleapis.com.attacker.example/x",
         "https://user:pw@fcm.googleapis.com/fcm/send/x", "ftp://fcm.googleapis.com/x",
         "fcm.googleapis.com/fcm/send/x", "",
+        // An allowed host on a port of the user's choosing: never HTTPS's 443.
+        "https://fcm.googleapis.com:25/fcm/send/x", "https://fcm.googleapis.com:8443/fcm/send/x",
+        "https://web.push.apple.com:22/QGuQ", "https://fcm.googleapis.com:99999/fcm/send/x",
+        "https://fcm.googleapis.com:18446744073709551641/fcm/send/x",
       ] {
         let answer = try await post(fixture, Self.subscription(endpoint), session: session)
         #expect(answer.status == 400, "\(endpoint)")
@@ -141,11 +145,41 @@ import Testing
         "https://fcm.googleapis.com/fcm/send/dGVzdA:APA91b",
         "https://updates.push.services.mozilla.com/wpush/v2/gAAAA",
         "https://web.push.apple.com/QGuQyavXutnMH",
+        "https://fcm.googleapis.com:443/fcm/send/dGVzdA:APA91c",
       ] {
         #expect(
           try await post(fixture, Self.subscription(endpoint), session: session).status == 201,
           "\(endpoint)")
       }
+    }
+  }
+
+  /// The local doubles listen on ports of their own: an allowed-hosts entry naming a port
+  /// allows that port, and only on that host.
+  @Test func aPortIsTakenOnlyWhereTheAllowedHostNamesIt() async throws {
+    try await ServeFixture.with([
+      "MOWDECK_NOTIFICATIONS_WEBPUSH_HOSTS": "localhost:8443,fcm.googleapis.com"
+    ]) { fixture in
+      try await fixture.seedDirectory()
+      let session = try await fixture.session(for: "u1")
+      for endpoint in ["https://localhost:8443/push/a", "https://fcm.googleapis.com/fcm/send/b"] {
+        #expect(
+          try await post(fixture, Self.subscription(endpoint), session: session).status == 201,
+          "\(endpoint)")
+      }
+      for (endpoint, port) in [
+        ("https://localhost:8444/push/a", 8444),
+        ("https://fcm.googleapis.com:8443/fcm/send/b", 8443),
+      ] {
+        let answer = try await post(fixture, Self.subscription(endpoint), session: session)
+        #expect(answer.status == 400, "\(endpoint)")
+        #expect(
+          answer.json?["error"] as? String
+            == DeviceAddressError.endpointPortNotAllowed(port).description)
+      }
+      #expect(
+        try await fixture.db.count("SELECT count(*) AS n FROM devices WHERE platform = 'webpush'")
+          == 2)
     }
   }
 
@@ -195,6 +229,10 @@ import Testing
         (
           Self.subscription("https://fcm.googleapis.com/x"),
           "endpoint host fcm.googleapis.com is not an allowed push service"
+        ),
+        (
+          Self.subscription("https://push.test:25/s/1"),
+          "endpoint port 25 is not allowed: push services listen on 443"
         ),
       ]
       for (body, error) in cases {

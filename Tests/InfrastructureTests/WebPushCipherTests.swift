@@ -4,7 +4,7 @@ import Testing
 
 /// RFC 8291 section 5 and appendix A: the one published Web Push message, with every key,
 /// the salt and the expected body.
-private enum RFC8291Example {
+enum RFC8291Example {
   static let plaintext = Array("When I grow up, I want to be a watermelon".utf8)
   static let authSecret = bytes("BTBZMqHH6r4Tts7J_aSIgg")
   static let userAgentPrivateKey = bytes("q1dXpw3UpT5VOmu_cf_v6ih07Aems3njxI-JWgLcM94")

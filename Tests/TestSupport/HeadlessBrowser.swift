@@ -8,8 +8,7 @@ public enum HeadlessBrowser {
   ]
   .first { FileManager.default.isExecutableFile(atPath: $0) }
 
-  public static let node = ["/usr/bin/node", "/usr/bin/nodejs"]
-    .first { FileManager.default.isExecutableFile(atPath: $0) }
+  public static let node = NodeJS.executable
 
   /// The flags every test's Chromium runs with: headless, a throwaway profile, no sandbox
   /// (tests run as root), no first-run screens.

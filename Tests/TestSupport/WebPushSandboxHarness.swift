@@ -40,6 +40,7 @@ public struct WebPushSandboxHarness: Sendable {
     public var topic: String?
     public var vapidSub: String?
     public var vapidAud: String?
+    public var vapidJWT: String?
     public var payload: String?
     public var payloadBytes: Int
 
@@ -47,6 +48,7 @@ public struct WebPushSandboxHarness: Sendable {
       case time, subscription, status, error, ttl, urgency, topic
       case vapidSub = "vapid_sub"
       case vapidAud = "vapid_aud"
+      case vapidJWT = "vapid_jwt"
       case payload
       case payloadBytes = "payload_bytes"
     }
@@ -81,42 +83,49 @@ public struct WebPushSandboxHarness: Sendable {
   public var caFile: String { pki.appendingPathComponent("ca.pem").path }
 
   /// What a WebPushWorker and the serving process need to push to this double: the test
-  /// PKI's P-256 key as the VAPID key, a subject, the test CA, and the endpoint host allowed.
+  /// PKI's P-256 key as the VAPID key, a subject, the test CA, and the endpoint host allowed
+  /// on the double's port (a port other than 443 is allowed only where the entry names it).
   public var workerEnvironment: [String: String] {
     [
       "MOWDECK_NOTIFICATIONS_WEBPUSH_VAPID_KEY_PATH": pki.appendingPathComponent("apns-key.p8")
         .path,
       "MOWDECK_NOTIFICATIONS_WEBPUSH_SUBJECT": "mailto:ops@mowdeck.example",
       "MOWDECK_NOTIFICATIONS_WEBPUSH_CA_FILE": caFile,
-      "MOWDECK_NOTIFICATIONS_WEBPUSH_HOSTS": endpointHost,
+      "MOWDECK_NOTIFICATIONS_WEBPUSH_HOSTS": allowedHost,
     ]
   }
+
+  /// The double's entry for `MOWDECK_NOTIFICATIONS_WEBPUSH_HOSTS` and `allowedHosts`:
+  /// `<endpoint host>:<port>`.
+  public var allowedHost: String { "\(endpointHost):\(port)" }
 
   /// `https://<endpoint host>:<port>`: the `aud` pushes must carry.
   public var origin: String { "https://\(endpointHost):\(port)" }
 
   /// Makes a subscription whose valid pushes are answered `answer` (201 unless given), with
-  /// `Retry-After: retryAfter` for 429 and 503.
+  /// `Retry-After: retryAfter` for 429 and 503, and `Location: location` for a redirect.
   public func subscribe(
-    answer: Int? = nil, retryAfter: Int? = nil, applicationServerKey: [UInt8]? = nil,
-    delayMs: Int? = nil
+    answer: Int? = nil, retryAfter: Int? = nil, location: String? = nil,
+    applicationServerKey: [UInt8]? = nil, delayMs: Int? = nil
   ) async throws -> Subscription {
     struct Request: Encodable {
       var answer: Int?
       var retryAfter: Int?
+      var location: String?
       var applicationServerKey: String?
       var delayMs: Int?
 
       enum CodingKeys: String, CodingKey {
         case answer
         case retryAfter = "retry_after"
+        case location
         case applicationServerKey = "application_server_key"
         case delayMs = "delay_ms"
       }
     }
     let body = WireCoding.encode(
       Request(
-        answer: answer, retryAfter: retryAfter,
+        answer: answer, retryAfter: retryAfter, location: location,
         applicationServerKey: applicationServerKey.map { Base64URL.encode($0) },
         delayMs: delayMs))
     let result = await client.send(

@@ -68,7 +68,8 @@ import Testing
     let line = RecordLine(
       time: Date(timeIntervalSince1970: 1_777_000_000.25), subscription: "abc", status: 400,
       error: "no TTL header", ttl: nil, urgency: nil, topic: nil, vapidSub: "mailto:a@b",
-      vapidAud: "https://localhost:1", payload: nil, payloadBytes: 120)
+      vapidAud: "https://localhost:1", vapidJWT: "eyJ0eXAi.e30.c2ln", payload: nil,
+      payloadBytes: 120)
     let bytes = WireCoding.encode(line)
     let text = String(decoding: bytes, as: UTF8.self)
     for key in ["ttl", "urgency", "topic", "payload"] { #expect(text.contains("\"\(key)\":null")) }
@@ -77,6 +78,7 @@ import Testing
     #expect(read.status == 400)
     #expect(read.error == "no TTL header")
     #expect(read.vapidSub == "mailto:a@b")
+    #expect(read.vapidJWT == "eyJ0eXAi.e30.c2ln")
     #expect(read.payloadBytes == 120)
     #expect(read.time == line.time)
   }

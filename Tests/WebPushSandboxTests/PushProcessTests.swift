@@ -221,6 +221,37 @@ import Testing
     }
   }
 
+  /// The double can play a push service that redirects, for the worker's test that it does
+  /// not follow; `HTTPClient` hands the 3xx back as it is.
+  @Test func aSubscriptionMadeToRedirectNamesItsLocation() async throws {
+    try await Self.withSandbox { sandbox, client in
+      let elsewhere = "https://127.0.0.1:9/elsewhere"
+      for status in [301, 302, 303, 307, 308] {
+        let subscription = try await sandbox.subscribe(answer: status, location: elsewhere)
+        let answer = try await Self.send(Push(), to: subscription, client: client)
+        #expect(answer.status == status)
+        #expect(answer.headers["location"] == elsewhere)
+      }
+      let lines = try sandbox.recordLines()
+      #expect(lines.map(\.status) == [301, 302, 303, 307, 308])
+      #expect(lines.allSatisfy { $0.error == nil && $0.payload != nil })
+    }
+  }
+
+  /// The JWT is recorded as it came, so that a test can look for it in the sender's logs.
+  @Test func theVerifiedJWTIsRecordedAsReceived() async throws {
+    try await Self.withSandbox { sandbox, client in
+      let subscription = try await sandbox.subscribe()
+      let vapid = try VAPIDAuthorization(key: ES256SigningKey.generate(), subject: Self.subject)
+      let header = try vapid.headerValue(endpoint: subscription.endpoint, now: Date())
+      let jwt = try #require(header.split(separator: ", k=").first?.dropFirst("vapid t=".count))
+      #expect(
+        try await Self.send(Push(authorization: header), to: subscription, client: client).status
+          == 201)
+      #expect(try sandbox.recordLines().first?.vapidJWT == String(jwt))
+    }
+  }
+
   @Test func aPushToAnUnknownSubscriptionIs404() async throws {
     try await Self.withSandbox { sandbox, client in
       let real = try await sandbox.subscribe()
@@ -254,6 +285,15 @@ import Testing
       }
       await #expect(throws: WebPushSandboxHarness.SubscribeFailed.self) {
         try await sandbox.subscribe(answer: 201, retryAfter: 5)
+      }
+      await #expect(throws: WebPushSandboxHarness.SubscribeFailed.self) {
+        try await sandbox.subscribe(answer: 307)
+      }
+      await #expect(throws: WebPushSandboxHarness.SubscribeFailed.self) {
+        try await sandbox.subscribe(answer: 410, location: "https://127.0.0.1:9/")
+      }
+      await #expect(throws: WebPushSandboxHarness.SubscribeFailed.self) {
+        try await sandbox.subscribe(answer: 308, location: "file:///etc/passwd")
       }
     }
   }

@@ -32,4 +32,16 @@ import Testing
       WebPushPolicy.classify(.failure("Connection refused"))
         == .retry(status: nil, reason: "network: Connection refused", notBeforeSeconds: nil))
   }
+
+  /// A redirect fails the delivery for good and keeps the subscription: the worker never
+  /// goes where `Location` points, and a retry would only be redirected again.
+  @Test(arguments: [301, 302, 303, 307, 308])
+  func aRedirectIsAFailureForGoodThatIsNotFollowed(status: Int) {
+    let answer = WebPushPolicy.classify(
+      .response(
+        status: status, headers: ["location": "https://169.254.169.254/latest/meta-data"],
+        body: []))
+    #expect(
+      answer == .failed(status: status, reason: "redirect_not_followed", deactivateDevice: false))
+  }
 }

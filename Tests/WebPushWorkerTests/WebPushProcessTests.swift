@@ -36,16 +36,16 @@ import Testing
     }
 
     /// Registers a browser subscribed at the double, answering `answer`.
-    func browser(answer: Int? = nil, retryAfter: Int? = nil, delayMs: Int? = nil) async throws
-      -> WebPushSandboxHarness.Subscription
-    {
+    func browser(
+      answer: Int? = nil, retryAfter: Int? = nil, location: String? = nil, delayMs: Int? = nil
+    ) async throws -> WebPushSandboxHarness.Subscription {
       let subscription = try await sandbox.subscribe(
-        answer: answer, retryAfter: retryAfter, delayMs: delayMs)
+        answer: answer, retryAfter: retryAfter, location: location, delayMs: delayMs)
       try await Directory(pool: db.pool).addDevice(
         userID: "u-1",
         address: try .checkedWebPush(
           endpoint: subscription.endpoint, p256dh: subscription.keys.p256dh,
-          auth: subscription.keys.auth, allowedHosts: ["localhost"]))
+          auth: subscription.keys.auth, allowedHosts: [sandbox.allowedHost]))
       return subscription
     }
 
@@ -91,6 +91,65 @@ import Testing
     for secret in [good.keys.p256dh, good.keys.auth, gone.keys.auth, "vapid t="] {
       #expect(!worker.log.contains(secret), "\(secret)")
     }
+    try Self.expectNoVAPIDTokenLogged(worker.log, received: lines)
+  }
+
+  /// None of the JWTs the double received is in `log`, whole or in parts (its claims, its
+  /// signature), nor anything that starts as a base64url JSON object (`eyJ`): a JWT cut
+  /// short by the log's redaction would still be one logged.
+  static func expectNoVAPIDTokenLogged(
+    _ log: String, received lines: [WebPushSandboxHarness.RecordLine]
+  ) throws {
+    #expect(!log.isEmpty)
+    let tokens = lines.compactMap(\.vapidJWT)
+    #expect(!tokens.isEmpty, "the double recorded no VAPID JWT")
+    for token in tokens {
+      let parts = token.split(separator: ".").map(String.init)
+      #expect(parts.count == 3)
+      for secret in [token] + parts.dropFirst() {
+        #expect(!log.contains(secret), "a VAPID JWT in the log: \(secret.prefix(12))…")
+      }
+    }
+    #expect(!log.contains("eyJ"), "a base64url JSON object (a JWT?) in the log")
+  }
+
+  /// A push service answering with a redirect: the delivery fails for good, the
+  /// subscription stays, and nothing reaches the address named in `Location`, whatever
+  /// the kind (301, 302 and 303 would resend as a GET, 307 and 308 would post again).
+  @Test func aRedirectIsNotFollowedAndFailsTheDelivery() async throws {
+    let stack = try await Stack()
+    defer { stack.stop() }
+    let elsewhere = try ConnectionCounter()
+    defer { elsewhere.stop() }
+    let statuses = [301, 302, 303, 307, 308]
+    for status in statuses {
+      _ = try await stack.browser(
+        answer: status, location: "https://127.0.0.1:\(elsewhere.port)/push/stolen")
+    }
+    let eventID = try await stack.alarm()
+    let worker = try WorkerProcess("WebPushWorker", environment: stack.environment)
+    defer { worker.stop() }
+    let lines = try await stack.sandbox.waitForRecordLines(statuses.count, timeout: .seconds(30))
+    #expect(lines.map(\.status).sorted() == statuses)
+    // An outcome is written after its transfer ended, so a followed redirect is in by then
+    // (and would have ended in a retry, the counter closing every connection).
+    var outcomes: [RecordedEvent] = []
+    try await eventually(timeout: .seconds(20), "an outcome for every redirected delivery") {
+      outcomes = try await EventLog().story(of: eventID, pool: stack.db.pool)
+        .filter { ["delivery.failed", "delivery.retry_scheduled"].contains($0.type) }
+      return outcomes.count >= statuses.count
+    }
+    #expect(elsewhere.connections == 0, "the worker went where a redirect pointed")
+    let failures = try outcomes.filter { $0.type == "delivery.failed" }
+      .map { try $0.decode(DeliveryFailed.self) }
+    #expect(failures.compactMap(\.status).sorted() == statuses)
+    #expect(failures.allSatisfy { $0.reason == "redirect_not_followed" })
+    #expect(
+      try await stack.db.count("SELECT count(*) AS n FROM devices WHERE active")
+        == statuses.count)
+    #expect(
+      try await stack.db.count("SELECT count(*) AS n FROM deliveries WHERE state = 'failed'")
+        == statuses.count)
   }
 
   @Test func aTooManyRequestsAnswerIsRetriedNotBeforeItsRetryAfter() async throws {

@@ -169,13 +169,16 @@ public struct Configuration: Sendable {
     "fcm.googleapis.com", "push.services.mozilla.com", "notify.windows.com", "push.apple.com",
   ]
 
-  /// `MOWDECK_NOTIFICATIONS_WEBPUSH_HOSTS`: host names, no scheme, port or path.
+  /// `MOWDECK_NOTIFICATIONS_WEBPUSH_HOSTS`: host names, each with a port or without (a
+  /// port other than 443 is allowed only where an entry names it), no scheme or path.
   static func webPushHosts(_ reader: EnvironmentReader) throws(ConfigurationError) -> [String] {
     let name = "MOWDECK_NOTIFICATIONS_WEBPUSH_HOSTS"
     let hosts = try reader.list(name).map { $0.lowercased() }
-    for host in hosts where !WebPushEndpoint.isHostName(host) {
+    for host in hosts where WebPushEndpoint.HostAndPort(host) == nil {
       throw ConfigurationError(
-        variable: name, problem: "must be host names, comma-separated, got \(host.debugDescription)"
+        variable: name,
+        problem:
+          "must be host names (HOST or HOST:PORT), comma-separated, got \(host.debugDescription)"
       )
     }
     return hosts.isEmpty ? defaultWebPushHosts : hosts

@@ -6,6 +6,7 @@ public enum DeviceAddressError: Error, Equatable, Sendable, CustomStringConverti
   case badEnvironment
   case badEndpoint
   case endpointHostNotAllowed(String)
+  case endpointPortNotAllowed(Int)
   case badP256DH
   case badAuth
   case badFCMToken
@@ -19,6 +20,8 @@ public enum DeviceAddressError: Error, Equatable, Sendable, CustomStringConverti
     case .badEndpoint: return "endpoint must be an https URL"
     case .endpointHostNotAllowed(let host):
       return "endpoint host \(host) is not an allowed push service"
+    case .endpointPortNotAllowed(let port):
+      return "endpoint port \(port) is not allowed: push services listen on 443"
     case .badP256DH: return "keys.p256dh must be a P-256 public key (65 bytes, base64url)"
     case .badAuth: return "keys.auth must be 16 bytes, base64url"
     case .badFCMToken:

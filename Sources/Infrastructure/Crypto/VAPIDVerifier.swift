@@ -6,6 +6,9 @@ public struct VerifiedVAPID: Equatable, Sendable {
   public let claims: VAPIDClaims
   /// The 65-byte uncompressed point from `k`.
   public let publicKey: [UInt8]
+  /// The JWT from `t`, as received: what a test double records so that a test can look
+  /// for it in the sender's logs.
+  public let token: String
 }
 
 /// Checks a `vapid t=…, k=…` header as a push service does (RFC 8292 sections 2 and 3): the
@@ -47,7 +50,7 @@ public enum VAPIDVerifier {
     guard TimeInterval(claims.exp) <= seconds + VAPIDAuthorization.maximumLifetime else {
       throw .expiresTooLate(exp: claims.exp)
     }
-    return VerifiedVAPID(claims: claims, publicKey: publicKey)
+    return VerifiedVAPID(claims: claims, publicKey: publicKey, token: token)
   }
 
   /// `t` and `k` of `vapid t=<JWT>, k=<key>`, in either order.

@@ -147,6 +147,11 @@ private final class Transfer: @unchecked Sendable {
     _ = mowdeck_curl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
     _ = mowdeck_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, request.timeoutSeconds * 1000)
     _ = mowdeck_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, 5000)
+    // Never follow a redirect, stated rather than left to libcurl's default: a Web Push
+    // endpoint comes from a user, and a push service (or whoever answers at its address)
+    // naming another address in `Location` must not make this server post there. A 3xx is
+    // handed back as it is, and each channel's policy fails the delivery.
+    _ = mowdeck_curl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0)
     _ = mowdeck_curl_easy_setopt_long(easy, CURLOPT_POST, 1)
     _ = mowdeck_curl_easy_setopt_long(easy, CURLOPT_POSTFIELDSIZE, request.body.count)
     // COPYPOSTFIELDS: curl keeps its own copy, so the Swift array need not outlive the call.
