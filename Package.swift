@@ -57,10 +57,12 @@ let package = Package(
     .executableTarget(name: "mowdeck", dependencies: ["Events", "Infrastructure"]),
     // Test doubles that speak the real protocols.
     .executableTarget(name: "GatewaySimulator", dependencies: ["Events", "Infrastructure"]),
+    // The HTTP/2 server (TLS with ALPN h2, nghttp2, one thread) of the doubles of APNs and FCM.
+    .target(name: "SandboxHTTP2", dependencies: ["Infrastructure", "CNghttp2", "COpenSSL", "CSandboxShim"]),
     .executableTarget(
-      name: "APNsSandbox", dependencies: ["Events", "Infrastructure", "CNghttp2", "COpenSSL", "CSandboxShim"]),
+      name: "APNsSandbox", dependencies: ["Events", "Infrastructure", "COpenSSL", "SandboxHTTP2"]),
     .executableTarget(name: "WebPushSandbox", dependencies: ["Infrastructure"]),
-    .executableTarget(name: "FCMSandbox", dependencies: ["Infrastructure"]),
+    .executableTarget(name: "FCMSandbox", dependencies: ["Infrastructure", "SandboxHTTP2"]),
     .executableTarget(name: "NtfySandbox", dependencies: ["Infrastructure"]),
 
     // Benchmarks that print tables (`scripts/bench.sh`); they reuse the test harness.

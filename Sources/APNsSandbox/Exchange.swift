@@ -1,4 +1,6 @@
 import Foundation
+import Infrastructure
+import SandboxHTTP2
 
 /// One push and what the sandbox decided to do with it.
 struct Exchange {
@@ -10,18 +12,6 @@ struct Exchange {
     case drop
   }
 
-  /// How the exchange ended, for the record file.
-  enum Outcome: String {
-    /// The answer was sent.
-    case answered
-    /// The connection was closed without answering (behaviour `drop`).
-    case dropped
-    /// GOAWAY excluded the stream, which was never answered (behaviour `goaway:instead`).
-    case refused
-    /// The client reset the stream, or the connection ended, before a slow answer was due.
-    case abandoned
-  }
-
   let request: PushRequest
   let checked: CheckedPush
   let answer: Answer
@@ -31,6 +21,14 @@ struct Exchange {
   let delayMilliseconds: Int
   /// The behaviour applied, as written; nil for a normal answer.
   let behaviour: String?
+
+  /// The answer as the server sends it.
+  var response: HTTPResponse {
+    let body = answer.body
+    var headers = [("apns-id", apnsID)]
+    if !body.isEmpty { headers.append(("content-type", "application/json")) }
+    return HTTPResponse(status: answer.status, headers: headers, body: body)
+  }
 }
 
 /// Decides each push: the checks first (a bad request always gets its own error, at
@@ -38,10 +36,32 @@ struct Exchange {
 final class PushHandler {
   private let check: PushCheck
   private let behaviours: BehaviourTable
+  private let recorder: Recorder?
 
-  init(check: PushCheck, behaviours: BehaviourTable) {
+  init(check: PushCheck, behaviours: BehaviourTable, recorder: Recorder?) {
     self.check = check
     self.behaviours = behaviours
+    self.recorder = recorder
+  }
+
+  /// The HTTP/2 server's handler: each push decided, and recorded once it has ended.
+  func reply(to request: HTTP2Request) -> HTTP2Reply {
+    let exchange = decide(PushRequest(request), now: Date())
+    let recorder = recorder
+    let ended: (HTTP2Outcome) -> Void = { outcome in
+      recorder?.record(
+        exchange, outcome: outcome, connection: request.connection, stream: request.stream)
+    }
+    switch exchange.delivery {
+    case .drop: return HTTP2Reply(.drop, ended: ended)
+    case .goawayInstead: return HTTP2Reply(.refuseWithGoaway, ended: ended)
+    case .answer, .answerThenGoaway:
+      return HTTP2Reply(
+        .respond(
+          exchange.response, after: .milliseconds(exchange.delayMilliseconds),
+          thenGoaway: exchange.delivery == .answerThenGoaway),
+        ended: ended)
+    }
   }
 
   func decide(_ request: PushRequest, now: Date) -> Exchange {

@@ -1,4 +1,6 @@
-/// One request as it arrived on an HTTP/2 stream: pseudo-headers, headers and body.
+import SandboxHTTP2
+
+/// One request as APNs reads it: method, path, the headers it knows, and body.
 struct PushRequest {
   /// APNs refuses payloads over 4 KB (4096 bytes) for alert pushes.
   static let payloadLimit = 4096
@@ -13,29 +15,23 @@ struct PushRequest {
   /// Regular headers by name (HTTP/2 sends them lowercase), first value of each.
   var headers: [String: String] = [:]
   var repeatedHeaders: Set<String> = []
-  /// At most one byte over the limit is kept, so a huge body cannot fill memory;
-  /// `bodyLength` counts every byte received.
-  private(set) var body: [UInt8] = []
-  private(set) var bodyLength = 0
+  /// At most one byte over the limit (the server's body limit), so a huge body cannot
+  /// fill memory; `bodyLength` counts every byte received.
+  var body: [UInt8] = []
+  var bodyLength = 0
 
-  mutating func addHeader(name: String, value: String) {
-    switch name {
-    case ":method": method = value
-    case ":path": path = value
-    case _ where name.hasPrefix(":"): break
-    default:
+  init(_ request: HTTP2Request) {
+    method = request.method
+    path = request.path
+    for (name, value) in request.headers.fields {
       if headers[name] == nil {
         headers[name] = value
       } else if Self.headersOfInterest.contains(name) {
         repeatedHeaders.insert(name)
       }
     }
-  }
-
-  mutating func appendBody(_ chunk: UnsafeRawBufferPointer) {
-    bodyLength += chunk.count
-    let room = Self.payloadLimit + 1 - body.count
-    if room > 0 { body.append(contentsOf: chunk.prefix(room)) }
+    body = request.body
+    bodyLength = request.bodyLength
   }
 
   /// The device token when the path has the form `/3/device/<token>`, valid or not.

@@ -1,6 +1,7 @@
 import Events
 import Foundation
 import Infrastructure
+import SandboxHTTP2
 
 /// Appends one JSON line per push to the `--record` file, so that tests and the local stack
 /// can see what reached "Apple" (one `write(2)` per line: see `JSONLinesFile`).
@@ -15,7 +16,7 @@ final class Recorder {
     }
   }
 
-  func record(_ exchange: Exchange, outcome: Exchange.Outcome, connection: Int, stream: Int32) {
+  func record(_ exchange: Exchange, outcome: HTTP2Outcome, connection: Int, stream: Int32) {
     file.append(
       RecordLine(exchange, outcome: outcome, connection: connection, stream: stream, time: Date()))
   }
@@ -61,7 +62,7 @@ struct RecordLine: Encodable {
   let outcome: String
 
   init(
-    _ exchange: Exchange, outcome: Exchange.Outcome, connection: Int, stream: Int32, time: Date
+    _ exchange: Exchange, outcome: HTTP2Outcome, connection: Int, stream: Int32, time: Date
   ) {
     let request = exchange.request
     var headers: [String: String] = [:]

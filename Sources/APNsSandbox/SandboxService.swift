@@ -1,37 +1,42 @@
 import Events
 import Foundation
 import Infrastructure
+import SandboxHTTP2
 
-/// The sandbox as a `Service`: the event loop runs on a thread of its own (poll(2) blocks,
-/// and must not block the cooperative pool); cancellation (SIGTERM, SIGINT) wakes it through
-/// a pipe, and `run` returns once it has closed every connection.
+/// The sandbox as a `Service`: the HTTP/2 server with the push logic as its handler, until
+/// cancellation (SIGTERM, SIGINT).
 struct SandboxService: Service {
   let options: SandboxOptions
   let logger: Logger
 
   func run() async throws {
-    let wake = try WakePipe()
-    defer { wake.close() }
     let options = options
     let logger = logger
-    try await withTaskCancellationHandler {
-      try await withCheckedThrowingContinuation {
-        (finished: CheckedContinuation<Void, any Error>) in
-        // The loop and everything it owns are made on its thread and never leave it.
-        let thread = Thread {
-          do {
-            let loop = try EventLoop(options: options, wake: wake, logger: logger)
-            loop.run()
-            finished.resume()
-          } catch {
-            finished.resume(throwing: error)
-          }
-        }
-        thread.name = "APNsSandbox event loop"
-        thread.start()
+    let settings = HTTP2Server.Settings(
+      host: options.host, port: options.port, certificatePath: options.certificatePath,
+      privateKeyPath: options.privateKeyPath, maxConcurrentStreams: options.maxConcurrentStreams,
+      maxBodyBytes: PushRequest.payloadLimit)
+    try await HTTP2Server.run(settings, logger: logger) { port in
+      let verifier = ProviderTokenVerifier(
+        publicKey: try ES256PublicKey(pemFile: options.publicKeyPath), keyID: options.keyID,
+        teamID: options.teamID)
+      let behaviours = try BehaviourTable(
+        flags: options.behaviours, filePath: options.behaviourFile, logger: logger)
+      let recorder = try options.recordPath.map { path throws(SandboxError) in
+        try Recorder(path: path)
       }
-    } onCancel: {
-      wake.wake()
+      let handler = PushHandler(
+        check: PushCheck(topic: options.topic, verifier: verifier), behaviours: behaviours,
+        recorder: recorder)
+      logger.info(
+        "listening",
+        [
+          "host": options.host, "port": Int(port), "topic": options.topic,
+          "team_id": options.teamID, "key_id": options.keyID,
+          "record": options.recordPath ?? "", "behaviours": options.behaviours.count,
+          "behaviour_file": options.behaviourFile ?? "",
+        ])
+      return handler.reply
     }
   }
 }

@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-// The client offers its protocols; an APNs endpoint speaks HTTP/2 only, so anything
+// The client offers its protocols; APNs and FCM endpoints speak HTTP/2, so anything
 // without "h2" ends the handshake with a no_application_protocol alert.
 static int select_h2(SSL *ssl, const unsigned char **out, unsigned char *outlen,
                      const unsigned char *in, unsigned int inlen, void *arg) {

@@ -11,6 +11,9 @@ struct RecordLine: Codable, Equatable, Sendable {
 
   var time: Date
   var route: Route
+  /// The HTTP/2 connection (numbered from 1 in accept order) and stream of the request.
+  var connection: Int?
+  var stream: Int?
   var status: Int
   /// The OAuth error, or the Google status or FCM error code, answered.
   var error: String?
@@ -27,14 +30,16 @@ struct RecordLine: Codable, Equatable, Sendable {
   var message: JSONValue?
   var name: String?
 
-  init(route: Route, time: Date) {
+  init(route: Route, time: Date, http2: HTTP2StreamID?) {
     self.time = time
     self.route = route
+    connection = http2?.connection
+    stream = http2?.stream
     status = 0
   }
 
   enum CodingKeys: String, CodingKey {
-    case time, route, status, error, detail
+    case time, route, connection, stream, status, error, detail
     case accessToken = "access_token"
     case expiresIn = "expires_in"
     case iss, scope, aud, project
@@ -46,8 +51,10 @@ struct RecordLine: Codable, Equatable, Sendable {
     var container = encoder.container(keyedBy: CodingKeys.self)
     try container.encode(time, forKey: .time)
     try container.encode(route, forKey: .route)
-    try container.encode(status, forKey: .status)
     // `encode` of an Optional writes null; the synthesized `encodeIfPresent` would omit it.
+    try container.encode(connection, forKey: .connection)
+    try container.encode(stream, forKey: .stream)
+    try container.encode(status, forKey: .status)
     try container.encode(error, forKey: .error)
     try container.encode(detail, forKey: .detail)
     try container.encode(accessToken, forKey: .accessToken)

@@ -24,8 +24,9 @@ struct SandboxOptions: Sendable, Equatable {
                       [--token-lifetime SECONDS] [--accept-any-token]
 
     Firebase Cloud Messaging's HTTP v1 API and Google's OAuth 2 token endpoint, for tests
-    and the local stack: HTTP/1.1 over TLS on HOST:PORT (default 127.0.0.1:0; port 0 picks
-    a free one). On start it logs one JSON line on stderr, {"msg":"listening","port":N,...}.
+    and the local stack: HTTP/2 (ALPN h2 only, as APNsSandbox) over TLS on HOST:PORT
+    (default 127.0.0.1:0; port 0 picks a free one; IPv4 only). On start it logs one JSON
+    line on stderr, {"msg":"listening","port":N,...}.
 
       --cert, --key        the server's PEM certificate chain and private key
       --public-key FILE    the service account's RSA public key (PEM, or a certificate)
@@ -91,7 +92,8 @@ struct SandboxOptions: Sendable, Equatable {
 
     Record file: one JSON object per request to /token and to the send route, every key
     always present (null when it does not apply): time (RFC 3339, microseconds), route
-    ("token" or "send"), status, error (the OAuth error or the Google status or FCM error
+    ("token" or "send"), connection (1, 2, ... in accept order) and stream (the HTTP/2
+    stream id), status, error (the OAuth error or the Google status or FCM error
     code answered, or null), detail (why, or null), access_token (granted, or presented),
     expires_in, iss, scope, aud (from an assertion whose signature verified), project,
     registration_token, message (the message object sent), name (a sent message's name).

@@ -20,7 +20,7 @@ extension SandboxState {
     let behaviour = grantBehaviour.withLock { $0 }
     return reply(after: behaviour.delayMilliseconds) {
       let now = Date()
-      var line = RecordLine(route: .token, time: now)
+      var line = RecordLine(route: .token, time: now, http2: request.http2)
       let check = AssertionCheck(
         tokenURL: tokenURL, clientEmail: self.options.clientEmail, key: self.publicKey)
       let response: HTTPResponse
@@ -63,7 +63,7 @@ extension SandboxState {
 
   private func send(_ request: HTTPRequest, logger: Logger) -> HTTPReply {
     let now = Date()
-    var line = RecordLine(route: .send, time: now)
+    var line = RecordLine(route: .send, time: now, http2: request.http2)
     let check = SendCheck(
       projectID: options.projectID, accessTokens: accessTokens, registrations: registrations,
       acceptAnyToken: options.acceptAnyToken)

@@ -1,21 +1,24 @@
 import Foundation
 import Infrastructure
+import SandboxHTTP2
 import Synchronization
 
-/// The sandbox as a `Service`: an HTTPS server on libmicrohttpd with the token endpoint,
-/// the send route and the controls; the tokens in memory; the record file.
+/// The sandbox as a `Service`: the token endpoint, the send route and the controls served
+/// over HTTP/2 (TLS, ALPN h2), as FCM's API is, so that a client's many sends are seen as
+/// streams of one connection; the tokens in memory; the record file.
 struct SandboxService: Service {
   let options: SandboxOptions
   let logger: Logger
-  private let tls: HTTPServer.TLSIdentity
+  private let settings: HTTP2Server.Settings
   private let publicKey: RS256VerifyingKey
   private let recorder: JSONLinesFile?
 
   init(options: SandboxOptions, logger: Logger) throws {
     self.options = options
     self.logger = logger
-    tls = try HTTPServer.TLSIdentity(
-      certificateFile: options.certificatePath, privateKeyFile: options.privateKeyPath)
+    settings = try HTTP2Server.Settings(
+      listen: options.listen, certificatePath: options.certificatePath,
+      privateKeyPath: options.privateKeyPath, maxBodyBytes: 64 * 1024)
     publicKey = try RS256VerifyingKey(pem: TextFile.read(options.publicKeyPath))
     recorder = try options.recordPath.map { path throws(JSONLinesFile.CannotOpen) in
       try JSONLinesFile(path: path)
@@ -26,12 +29,17 @@ struct SandboxService: Service {
     let state = SandboxState(options: options, publicKey: publicKey, recorder: recorder)
     var router = HTTPRouter()
     state.addRoutes(to: &router, logger: logger)
-    let server = try HTTPServer.start(
-      listen: options.listen, router: router, logger: logger, metrics: Metrics(),
-      options: HTTPServer.Options(threads: 2, maxBodyBytes: 64 * 1024, tls: tls))
-    state.port.store(server.port)
-    logger.info("serving", ["token_url": state.tokenURL ?? ""])
-    await server.run()
+    let logger = logger
+    try await HTTP2Server.run(settings, logger: logger) { [router] port in
+      state.port.store(Int(port))
+      logger.info(
+        "listening",
+        [
+          "port": Int(port), "project_id": state.options.projectID,
+          "token_url": state.tokenURL ?? "",
+        ])
+      return router.http2Handler
+    }
   }
 }
 

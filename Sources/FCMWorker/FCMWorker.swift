@@ -30,9 +30,11 @@ enum FCMWorker {
     FCMMetrics.describe(in: metrics)
     let oauthClient = HTTPClient(caFile: caFile, threadName: "fcm-oauth")
     return FCMChannel(
-      // FCM speaks HTTP/2: one connection carries every stream. A proxy or a double
-      // answering in HTTP/1.1 gets up to 8 connections instead of one request at a time.
-      client: HTTPClient(caFile: caFile, threadName: "fcm-http2", connectionsPerHost: 8),
+      // One connection, as to APNs: FCM's API speaks HTTP/2 (and so does its double), whose
+      // one connection carries up to 1000 streams at once; Google asks senders to reuse
+      // connections, and a second one would only add a TLS handshake and a second flow of
+      // window updates. Only a proxy speaking HTTP/1.1 would make this one request at a time.
+      client: HTTPClient(caFile: caFile, threadName: "fcm-http2", connectionsPerHost: 1),
       oauthClient: oauthClient,
       tokens: OAuthAccessTokenSource(
         account: settings.account, client: oauthClient, clock: clock, settings: tokenSettings),

@@ -139,6 +139,13 @@ import Testing
       let jpeg = [UInt8](FileManager.default.contents(atPath: photo.path) ?? Data())
       #expect(jpeg.prefix(2) == [0xFF, 0xD8], "\(platform)")
     }
+    // The text once and one follow-up, exactly: nothing more arrives once all has settled
+    // (every device here is the user's, and the doubles are this test's own).
+    try await Task.sleep(for: .seconds(2))
+    #expect(try stack.fcm.recordLines().filter { $0.route == "send" }.count == 2)
+    #expect(try stack.ntfy.records.lines().count == 2)
+    #expect(try stack.webPush.recordLines().count == 2)
+    #expect(try await stack.apnsPushes(1).count == 1)
     #expect(ntfy.allSatisfy { $0.token == EveryPlatformStack.ntfyToken })
     try Self.expectNoCredentialLogged(stack, subscription: subscription)
   }

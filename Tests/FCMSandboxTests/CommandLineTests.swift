@@ -73,7 +73,9 @@ import Testing
 
   /// The sandbox's record line and the harness's reader agree, nulls included.
   @Test func recordLinesRoundTripThroughTheHarnessType() throws {
-    var line = RecordLine(route: .send, time: Date(timeIntervalSince1970: 1_777_000_000.25))
+    var line = RecordLine(
+      route: .send, time: Date(timeIntervalSince1970: 1_777_000_000.25),
+      http2: HTTP2StreamID(connection: 2, stream: 7))
     line.status = 404
     line.error = "UNREGISTERED"
     line.registrationToken = "abc:APA91b"
@@ -85,6 +87,7 @@ import Testing
     }
     let read = try WireCoding.decode(FCMRecordLine.self, from: bytes)
     #expect(read.route == "send")
+    #expect(read.connection == 2 && read.stream == 7)
     #expect(read.status == 404)
     #expect(read.error == "UNREGISTERED")
     #expect(read.registrationToken == "abc:APA91b")

@@ -89,6 +89,28 @@ import Testing
     #expect(bench.metrics.counter(FCMMetrics.renewals) == 1)
   }
 
+  @Test func manySendsAtOnceTravelAsStreamsOfOneHTTP2Connection() async throws {
+    let bench = try await Bench.start()
+    defer { bench.stop() }
+    // Each answer is held 500 ms: one request at a time would take 20 s for the 40.
+    let token = try await bench.sandbox.makeToken(delayMs: 500)
+    let started = ContinuousClock.now
+    let answers = await withTaskGroup(of: ChannelAnswer.self) { group in
+      for _ in 0..<40 { group.addTask { await bench.send(to: token) } }
+      return await group.reduce(into: [ChannelAnswer]()) { $0.append($1) }
+    }
+    let elapsed = ContinuousClock.now - started
+    #expect(answers.count == 40 && answers.allSatisfy { $0 == .sent(status: 200) })
+    let sends = try bench.sends()
+    try #require(sends.count == 40)
+    // The double numbers HTTP/2 connections and streams (over HTTP/1.1 it could not serve
+    // at all): all 40 on one connection, each on a stream of its own, in flight together.
+    let connections = Set(sends.map(\.connection))
+    #expect(connections.count == 1 && !connections.contains(nil), "\(connections)")
+    #expect(Set(sends.compactMap(\.stream)).count == 40)
+    #expect(elapsed < .seconds(10), "\(elapsed)")
+  }
+
   @Test func aThirdPartyAuthErrorWaitsWithoutRenewingTheToken() async throws {
     let bench = try await Bench.start()
     defer { bench.stop() }

@@ -100,6 +100,42 @@ import Testing
     #expect(!list.output.contains("secret-path"))
   }
 
+  /// With an ntfy server configured, each `mowdeck device add --platform ntfy` makes a
+  /// topic of its own (`mowdeck-` and 32 hex digits) and prints where to subscribe to it.
+  @Test func eachNtfyDeviceAddedGetsATopicOfItsOwnAndItsSubscribeURL() async throws {
+    let db = try await TestDatabase.make()
+    try await Directory(pool: db.pool).addUser(id: "u-n", name: "N")
+    let ntfyURL = "https://ntfy.example.org"
+    var topics: [String] = []
+    for _ in 0..<2 {
+      let added = try await mowdeck(
+        ["device", "add", "--user", "u-n", "--platform", "ntfy"], database: db,
+        environment: ["MOWDECK_NOTIFICATIONS_NTFY_URL": ntfyURL])
+      #expect(added.status == 0, "\(added.output)")
+      let lines = added.output.split(separator: "\n")
+      #expect(lines.contains { $0.hasPrefix("device ") && $0.hasSuffix(" ntfy") }, "\(lines)")
+      let subscribe = try #require(lines.first { $0.hasPrefix("subscribe ") }, "\(lines)")
+      let url = subscribe.dropFirst("subscribe ".count)
+      #expect(url.hasPrefix(ntfyURL + "/mowdeck-"), "\(url)")
+      let topic = String(url.dropFirst(ntfyURL.count + 1))
+      let hex = topic.dropFirst("mowdeck-".count)
+      #expect(hex.count == 32 && hex.allSatisfy { "0123456789abcdef".contains($0) }, "\(topic)")
+      topics.append(topic)
+    }
+    #expect(topics[0] != topics[1])
+    let stored = try await db.pool.query(
+      "SELECT token FROM devices WHERE user_id = 'u-n' AND platform = 'ntfy' AND active")
+    #expect(Set(try stored.map { try $0.string("token") }) == Set(topics))
+
+    let list = try await mowdeck(["device", "list", "--user", "u-n"], database: db)
+    #expect(list.status == 0)
+    let rows = list.output.split(separator: "\n").filter { $0.contains("  ntfy  ") }
+    #expect(rows.count == 2, "\(list.output)")
+    #expect(rows.allSatisfy { $0.contains("  ntfy  -  mowdeck-  active  ") }, "\(list.output)")
+    // The list never shows a whole topic: knowing it is enough to read the alarms.
+    #expect(topics.allSatisfy { !list.output.contains($0) })
+  }
+
   /// `mowdeck trace` prints every field of every event as `key=value`, its summary from the
   /// typed data, and with `--json` each event as one object with its data as stored.
   @Test func traceTellsAnAlarmsStory() async throws {

@@ -5,14 +5,15 @@ import Testing
 
 /// Runs the `mowdeck` executable to its end, over `database` when given (with a subject
 /// prefix of its own); returns its exit status and everything it printed.
-func mowdeck(_ arguments: [String], database: TestDatabase? = nil) async throws -> (
-  status: Int32, output: String
-) {
+func mowdeck(
+  _ arguments: [String], database: TestDatabase? = nil, environment extra: [String: String] = [:]
+) async throws -> (status: Int32, output: String) {
   var environment = ProcessInfo.processInfo.environment
   if let database {
     environment = try WorkerProcess.environment(
       database: database, subjectPrefix: uniqueSubjectPrefix())
   }
+  environment.merge(extra) { _, given in given }
   return try await runCommand(
     "mowdeck", arguments, environment: environment, timeout: .seconds(60))
 }

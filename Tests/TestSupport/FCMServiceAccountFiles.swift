@@ -11,6 +11,9 @@ public struct RSAKeyPairPEM: Sendable {
 public struct FCMRecordLine: Codable, Equatable, Sendable {
   public var time: Date
   public var route: String
+  /// The HTTP/2 connection (numbered from 1 in accept order) and stream of the request.
+  public var connection: Int?
+  public var stream: Int?
   public var status: Int
   public var error: String?
   public var detail: String?
@@ -25,7 +28,7 @@ public struct FCMRecordLine: Codable, Equatable, Sendable {
   public var name: String?
 
   enum CodingKeys: String, CodingKey {
-    case time, route, status, error, detail
+    case time, route, connection, stream, status, error, detail
     case accessToken = "access_token"
     case expiresIn = "expires_in"
     case iss, scope, aud, project

@@ -1,6 +1,6 @@
 #ifndef MOWDECK_SANDBOX_SHIM_H
 #define MOWDECK_SANDBOX_SHIM_H
-// What the APNs sandbox needs from OpenSSL and nghttp2 but Swift cannot call directly:
+// What the test doubles' HTTP/2 server (SandboxHTTP2) needs from OpenSSL and nghttp2 but Swift cannot call directly:
 // OpenSSL's function-like macros (SSL_CTX_set_mode, SSL_CTX_set_min_proto_version), the
 // ALPN selection callback, and nghttp2_submit_response with a data provider (a struct
 // holding a union and a callback that reads from memory the caller owns).

@@ -10,18 +10,22 @@ public struct HTTPRequest: Sendable {
   /// The client: the TCP peer, or behind a trusted proxy the address it forwarded for
   /// (`TrustedProxies`).
   public let clientAddress: ClientAddress
+  /// The HTTP/2 connection and stream the request came on, from a server that counts them
+  /// (the test doubles', whose record files show multiplexing); nil over HTTP/1.1.
+  public let http2: HTTP2StreamID?
   /// The `{...}` segments of the matched route pattern, in order, as sent (not decoded).
   public internal(set) var parameters: [Substring] = []
 
   public init(
     method: String, target: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],
-    clientAddress: ClientAddress = .unknown
+    clientAddress: ClientAddress = .unknown, http2: HTTP2StreamID? = nil
   ) {
     self.method = method
     self.target = target
     self.headers = headers
     self.body = body
     self.clientAddress = clientAddress
+    self.http2 = http2
   }
 
   /// The target up to the `?`.
@@ -34,6 +38,18 @@ public struct HTTPRequest: Sendable {
   public var query: Substring? {
     guard let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return nil }
     return target[target.utf8.index(after: mark)...]
+  }
+}
+
+/// An HTTP/2 connection, numbered from 1 in the order the server accepted them, and a
+/// stream on it.
+public struct HTTP2StreamID: Sendable, Equatable {
+  public let connection: Int
+  public let stream: Int
+
+  public init(connection: Int, stream: Int) {
+    self.connection = connection
+    self.stream = stream
   }
 }
 

@@ -7,10 +7,10 @@ import CNghttp2
 final class HTTP2Callbacks {
   let pointer: OpaquePointer
 
-  init() throws(SandboxError) {
+  init() throws(HTTP2ServerError) {
     var callbacks: OpaquePointer?
     guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else {
-      throw SandboxError(.http2, detail: "nghttp2_session_callbacks_new")
+      throw HTTP2ServerError(.http2, detail: "nghttp2_session_callbacks_new")
     }
     pointer = callbacks
     nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, user in

@@ -1,33 +1,34 @@
 import CNghttp2
 import CSandboxShim
 import Foundation
+import Infrastructure
 
 /// The HTTP/2 side of a connection: the session, the streams as nghttp2 reports them, and
-/// the answers (at once, after a delay, with or instead of a GOAWAY, or none).
+/// the answers (at once, after a delay, from a task, with or instead of a GOAWAY, or none).
 extension Connection {
-  func startHTTP2() throws(SandboxError) {
+  func startHTTP2() throws(HTTP2ServerError) {
     var created: OpaquePointer?
     let user = Unmanaged.passUnretained(self).toOpaque()
     guard nghttp2_session_server_new(&created, context.callbacks.pointer, user) == 0,
       let created
-    else { throw SandboxError(.http2, detail: "nghttp2_session_server_new") }
+    else { throw HTTP2ServerError(.http2, detail: "nghttp2_session_server_new") }
     session = created
     var settings = [
       nghttp2_settings_entry(
         settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue),
-        value: context.maxConcurrentStreams)
+        value: context.settings.maxConcurrentStreams)
     ]
     let result = nghttp2_submit_settings(
       created, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
     guard result == 0 else {
-      throw SandboxError(.http2, detail: String(cString: nghttp2_strerror(result)))
+      throw HTTP2ServerError(.http2, detail: String(cString: nghttp2_strerror(result)))
     }
   }
 
   // MARK: nghttp2 callbacks (see HTTP2Callbacks)
 
   func streamBegan(_ id: Int32) {
-    streams[id] = HTTP2Stream(id: id)
+    streams[id] = HTTP2Stream(id: id, connection: self.id, bodyLimit: context.settings.maxBodyBytes)
   }
 
   func header(stream id: Int32, name: String, value: String) {
@@ -40,33 +41,41 @@ extension Connection {
 
   func requestComplete(stream id: Int32) {
     guard let stream = streams[id] else { return }
-    let exchange = context.handler.decide(stream.request, now: Date())
-    switch exchange.delivery {
+    let reply = context.handler(stream.request)
+    switch reply.action {
     case .drop:
-      context.recorder?.record(exchange, outcome: .dropped, connection: self.id, stream: id)
+      reply.ended?(.dropped)
       dropRequested = true
-    case .goawayInstead:
-      context.recorder?.record(exchange, outcome: .refused, connection: self.id, stream: id)
+    case .refuseWithGoaway:
+      reply.ended?(.refused)
       // A last stream id below this one tells the client this request was not processed;
       // nghttp2 closes it (REFUSED_STREAM) once the GOAWAY is sent.
       submitGoaway(lastStream: max(0, id - 2))
-    case .answer, .answerThenGoaway:
-      if exchange.delayMilliseconds > 0 {
-        let due = ContinuousClock.now + .milliseconds(exchange.delayMilliseconds)
+    case .later(let work):
+      awaiting[id] = reply.ended
+      let completions = context.completions
+      let connection = self.id
+      Task { completions.post(connection: connection, stream: id, response: await work()) }
+    case .respond(let response, let delay, let thenGoaway):
+      if delay > .zero {
+        let due = ContinuousClock.now + delay
         let index = delayed.firstIndex { $0.due > due } ?? delayed.endIndex
-        delayed.insert(DelayedAnswer(due: due, stream: id, exchange: exchange), at: index)
+        delayed.insert(
+          DelayedAnswer(
+            due: due, stream: id, response: response, thenGoaway: thenGoaway,
+            ended: reply.ended),
+          at: index)
       } else {
-        respond(stream, exchange)
+        respond(stream, response, thenGoaway: thenGoaway, ended: reply.ended)
       }
     }
   }
 
   func streamClosed(_ id: Int32) {
     if let index = delayed.firstIndex(where: { $0.stream == id }) {
-      let waiting = delayed.remove(at: index)
-      context.recorder?.record(
-        waiting.exchange, outcome: .abandoned, connection: self.id, stream: id)
+      delayed.remove(at: index).ended?(.abandoned)
     }
+    if let ended = awaiting.removeValue(forKey: id) { ended?(.abandoned) }
     streams[id] = nil
   }
 
@@ -82,7 +91,7 @@ extension Connection {
     while let first = delayed.first, first.due <= now {
       delayed.removeFirst()
       if let stream = streams[first.stream] {
-        respond(stream, first.exchange)
+        respond(stream, first.response, thenGoaway: first.thenGoaway, ended: first.ended)
         answered = true
       }
     }
@@ -92,14 +101,27 @@ extension Connection {
     }
   }
 
-  private func respond(_ stream: HTTP2Stream, _ exchange: Exchange) {
+  /// Sends the answer a task worked out, unless its stream is gone (then it was told so).
+  func answerLater(stream id: Int32, _ response: HTTPResponse) {
+    guard state == .open, let ended = awaiting.removeValue(forKey: id), let stream = streams[id]
+    else { return }
+    respond(stream, response, thenGoaway: false, ended: ended)
+    send()
+    finishIfDone()
+  }
+
+  private func respond(
+    _ stream: HTTP2Stream, _ response: HTTPResponse, thenGoaway: Bool,
+    ended: ((HTTP2Outcome) -> Void)?
+  ) {
     guard let session else { return }
-    let body = exchange.answer.body
-    var headers = [(":status", String(exchange.answer.status)), ("apns-id", exchange.apnsID)]
-    if !body.isEmpty {
-      headers.append(("content-type", "application/json"))
-      headers.append(("content-length", String(body.count)))
+    let body = response.body
+    // HTTP/2 wants header names in lower case; the length comes from the body.
+    var headers = [(":status", String(response.status))]
+    for (name, value) in response.headers where name.lowercased() != "content-length" {
+      headers.append((name.lowercased(), value))
     }
+    if !body.isEmpty { headers.append(("content-length", String(body.count))) }
     let result = withHeaderArray(headers) { nva in
       mowdeck_sandbox_submit_response(
         session, stream.id, nva.baseAddress, nva.count, stream.responseBody(body))
@@ -110,8 +132,8 @@ extension Connection {
         ["stream": Int(stream.id), "error": String(cString: nghttp2_strerror(result))])
       return
     }
-    context.recorder?.record(exchange, outcome: .answered, connection: id, stream: stream.id)
-    if exchange.delivery == .answerThenGoaway {
+    ended?(.answered)
+    if thenGoaway {
       // Every stream the client opened so far is still answered; newer ones are refused.
       submitGoaway(lastStream: nghttp2_session_get_last_proc_stream_id(session))
     }

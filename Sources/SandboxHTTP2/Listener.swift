@@ -6,20 +6,20 @@ final class Listener {
   /// The port actually bound (the kernel's choice for port 0).
   let port: UInt16
 
-  init(host: String, port requested: UInt16) throws(SandboxError) {
+  init(host: String, port requested: UInt16) throws(HTTP2ServerError) {
     let address = "\(host):\(requested)"
     var ipv4 = in_addr()
     let numericHost = host == "localhost" ? "127.0.0.1" : host
     guard inet_pton(AF_INET, numericHost, &ipv4) == 1 else {
-      throw SandboxError(.cannotListen(address: address), detail: "not an IPv4 address")
+      throw HTTP2ServerError(.cannotListen(address: address), detail: "not an IPv4 address")
     }
     let socketType =
       Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
       | Int32(SOCK_CLOEXEC.rawValue)
     let descriptor = socket(AF_INET, socketType, 0)
     guard descriptor >= 0 else {
-      throw SandboxError(
-        .cannotListen(address: address), detail: SandboxError.systemError("socket"))
+      throw HTTP2ServerError(
+        .cannotListen(address: address), detail: HTTP2ServerError.systemError("socket"))
     }
     var yes: Int32 = 1
     setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -33,9 +33,9 @@ final class Listener {
       }
     }
     guard bound == 0, listen(descriptor, 512) == 0 else {
-      let detail = SandboxError.systemError("bind/listen")
+      let detail = HTTP2ServerError.systemError("bind/listen")
       close(descriptor)
-      throw SandboxError(.cannotListen(address: address), detail: detail)
+      throw HTTP2ServerError(.cannotListen(address: address), detail: detail)
     }
     var actual = sockaddr_in()
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)

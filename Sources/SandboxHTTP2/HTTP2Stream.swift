@@ -4,7 +4,7 @@ import CSandboxShim
 /// while nghttp2 sends it.
 final class HTTP2Stream {
   let id: Int32
-  var request = PushRequest()
+  var request: HTTP2Request
 
   // nghttp2 pulls the body through the shim's read callback, which reads `body` and the
   // bytes it points to, until the stream closes. The stream is dropped (and these freed)
@@ -12,7 +12,10 @@ final class HTTP2Stream {
   private var body: UnsafeMutablePointer<mowdeck_sandbox_body>?
   private var bytes: UnsafeMutableBufferPointer<UInt8>?
 
-  init(id: Int32) { self.id = id }
+  init(id: Int32, connection: Int, bodyLimit: Int) {
+    self.id = id
+    request = HTTP2Request(connection: connection, stream: id, bodyLimit: bodyLimit)
+  }
 
   deinit {
     body?.deallocate()

@@ -2,26 +2,27 @@ import COpenSSL
 import CSandboxShim
 
 /// The server side of TLS: the sandbox's certificate chain and key, TLS 1.2 or newer, and
-/// ALPN that accepts only "h2" (APNs speaks nothing else).
+/// ALPN that accepts only "h2" (the services these doubles stand for speak HTTP/2).
 final class TLSContext {
   private let context: OpaquePointer
 
-  init(certificateChain: String, privateKey: String) throws(SandboxError) {
+  init(certificateChain: String, privateKey: String) throws(HTTP2ServerError) {
     guard let context = SSL_CTX_new(TLS_server_method()) else {
-      throw SandboxError(.tls, detail: SandboxError.openSSLErrors())
+      throw HTTP2ServerError(.tls, detail: HTTP2ServerError.openSSLErrors())
     }
     self.context = context
     guard mowdeck_sandbox_tls_configure(context) == 1 else {
-      throw SandboxError(.tls, detail: SandboxError.openSSLErrors())
+      throw HTTP2ServerError(.tls, detail: HTTP2ServerError.openSSLErrors())
     }
     guard SSL_CTX_use_certificate_chain_file(context, certificateChain) == 1 else {
-      throw SandboxError(
-        .badCertificate(path: certificateChain), detail: SandboxError.openSSLErrors())
+      throw HTTP2ServerError(
+        .badCertificate(path: certificateChain), detail: HTTP2ServerError.openSSLErrors())
     }
     guard SSL_CTX_use_PrivateKey_file(context, privateKey, SSL_FILETYPE_PEM) == 1,
       SSL_CTX_check_private_key(context) == 1
     else {
-      throw SandboxError(.badPrivateKey(path: privateKey), detail: SandboxError.openSSLErrors())
+      throw HTTP2ServerError(
+        .badPrivateKey(path: privateKey), detail: HTTP2ServerError.openSSLErrors())
     }
   }
 

@@ -1,26 +1,25 @@
 import CNghttp2
 import COpenSSL
-import Events
 import Foundation
 import Infrastructure
 
-/// What every connection shares: the push logic, the record file, the nghttp2 callbacks.
-/// Made and used on the event loop's thread only.
+/// What every connection shares: the handler, where later answers come back, the
+/// nghttp2 callbacks. Made and used on the event loop's thread only.
 final class ConnectionContext {
-  let handler: PushHandler
-  let recorder: Recorder?
+  let handler: (HTTP2Request) -> HTTP2Reply
+  let completions: Completions
   let callbacks: HTTP2Callbacks
-  let maxConcurrentStreams: UInt32
+  let settings: HTTP2Server.Settings
   let logger: Logger
 
   init(
-    handler: PushHandler, recorder: Recorder?, callbacks: HTTP2Callbacks,
-    maxConcurrentStreams: UInt32, logger: Logger
+    handler: @escaping (HTTP2Request) -> HTTP2Reply, completions: Completions,
+    callbacks: HTTP2Callbacks, settings: HTTP2Server.Settings, logger: Logger
   ) {
     self.handler = handler
-    self.recorder = recorder
+    self.completions = completions
     self.callbacks = callbacks
-    self.maxConcurrentStreams = maxConcurrentStreams
+    self.settings = settings
     self.logger = logger
   }
 }
@@ -48,7 +47,9 @@ final class Connection {
   var streams: [Int32: HTTP2Stream] = [:]
   /// Slow answers not yet due, earliest first.
   var delayed: [DelayedAnswer] = []
-  /// Set by a `drop` behaviour inside an nghttp2 callback, where the session cannot be
+  /// Streams whose answer is being worked out by a task, and whom to tell how they ended.
+  var awaiting: [Int32: ((HTTP2Outcome) -> Void)?] = [:]
+  /// Set by a `drop` reply inside an nghttp2 callback, where the session cannot be
   /// deleted; acted on when `mem_recv` returns.
   var dropRequested = false
   /// TLS wants the socket writable before it can go on (a short write, or a handshake step).
@@ -61,7 +62,9 @@ final class Connection {
   struct DelayedAnswer {
     let due: ContinuousClock.Instant
     let stream: Int32
-    let exchange: Exchange
+    let response: HTTPResponse
+    let thenGoaway: Bool
+    let ended: ((HTTP2Outcome) -> Void)?
   }
 
   init?(id: Int, socket: Int32, tls: TLSContext, context: ConnectionContext) {
@@ -104,7 +107,7 @@ final class Connection {
       case SSL_ERROR_WANT_WRITE: tlsWantsWrite = true
       default:
         context.logger.debug(
-          "TLS handshake failed", ["connection": id, "error": SandboxError.openSSLErrors()])
+          "TLS handshake failed", ["connection": id, "error": HTTP2ServerError.openSSLErrors()])
         close(graceful: false)
       }
       return
@@ -210,15 +213,14 @@ final class Connection {
   }
 
   /// Ends the connection. Graceful: TLS close_notify first (best effort, non-blocking).
-  /// Slow answers still waiting are recorded as abandoned.
+  /// Answers still waiting, slow or worked out by a task, end as abandoned.
   func close(graceful: Bool) {
     guard state != .closed else { return }
     state = .closed
-    for waiting in delayed {
-      context.recorder?.record(
-        waiting.exchange, outcome: .abandoned, connection: id, stream: waiting.stream)
-    }
+    for waiting in delayed { waiting.ended?(.abandoned) }
     delayed.removeAll()
+    for ended in awaiting.values { ended?(.abandoned) }
+    awaiting.removeAll()
     // nghttp2_session_del calls no callbacks; the streams (and the response bodies nghttp2
     // might read) are freed only after it.
     if let session { nghttp2_session_del(session) }
