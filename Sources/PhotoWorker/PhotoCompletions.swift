@@ -10,20 +10,27 @@ struct PhotoCompletion: Sendable {
 }
 
 /// Outcomes written in one transaction (`PhotoStore.complete(_:)`). Any outcomes fit
-/// together: each ends its own reservation, fenced by its own lease.
+/// together, each ending its own reservation fenced by its own lease, up to `maxBytes` of
+/// photos: a transaction of a few large inserts already pays its commit off, and a longer
+/// one would only hold its connection (and the image table's lock) longer.
 struct PhotoCompletions: CommitGroup {
+  static let maxBytes = 4 << 20
   private(set) var items: [PhotoCompletion] = []
+  private var bytes = 0
 
   init() {}
 
   init(_ item: PhotoCompletion) {
-    items = [item]
+    _ = add(item)
   }
 
   var count: Int { items.count }
 
   mutating func add(_ item: PhotoCompletion) -> Bool {
+    let size = if case .captured(let jpeg) = item.result { jpeg.count } else { 0 }
+    guard items.isEmpty || bytes + size <= Self.maxBytes else { return false }
     items.append(item)
+    bytes += size
     return true
   }
 }

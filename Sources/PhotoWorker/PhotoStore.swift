@@ -70,14 +70,21 @@ struct PhotoStore: Sendable {
     }
   }
 
-  /// Extends the leases of requests still in flight.
+  /// Extends the leases of requests still in flight. A row that an outcome's transaction
+  /// holds is skipped, not waited for: it is ending (or, should that transaction fail, is
+  /// renewed next time, well within its lease). Waiting would hold every other row's lock
+  /// meanwhile, and a group of outcomes locking its rows in another order would deadlock
+  /// with it, failing the renewal and letting hundreds of leases lapse at once.
   func renew(_ tokens: [Int64]) async throws {
     guard !tokens.isEmpty else { return }
     try await pool.query(
       """
       UPDATE photo_reservations SET lease_expires_at = now() + make_interval(secs => \(leaseSeconds))
-      WHERE state = 'pending'
-        AND lease_token = ANY(\(PostgresArray(tokens.map { String($0) }))::bigint[])
+      WHERE image_id IN (
+        SELECT image_id FROM photo_reservations
+        WHERE state = 'pending'
+          AND lease_token = ANY(\(PostgresArray(tokens.map { String($0) }))::bigint[])
+        FOR UPDATE SKIP LOCKED)
       """)
   }
 

@@ -52,7 +52,8 @@ struct PhotoBenchmark {
         frameFile: "near-limit.jpg", photos: floodPhotos, latency: "5000", perTick: 15,
         settings: settings)
       table.add(
-        "480 KB at 300/s, 5 s camera, \(name)", "\(flood.samples.count) (\(flood.shed) shed)",
+        "480 KB at 300/s, 5 s camera, \(name)",
+        "\(flood.samples.count) (\(flood.shed) shed, \(flood.stale) stale)",
         ms(flood.samples.median), ms(flood.samples.p99), ms(flood.samples.maximum),
         String(format: "%.1f s", flood.wall), flood.rss)
     }
@@ -65,7 +66,7 @@ struct PhotoBenchmark {
   private func measure(
     frameFile: String, photos: Int, latency: String, perTick: Int?,
     settings: [String: String] = [:]
-  ) async throws -> (samples: Samples, wall: Double, rss: String, shed: Int) {
+  ) async throws -> (samples: Samples, wall: Double, rss: String, shed: Int, stale: Int) {
     let prefix = uniqueSubjectPrefix()
     let subjects = Subjects(prefix: prefix)
     let frames = FileManager.default.temporaryDirectory.appendingPathComponent("frames-\(prefix)")
@@ -107,11 +108,14 @@ struct PhotoBenchmark {
     let rss = peakRSSMiB(pid: worker.pid).map { String(format: "%.1f MiB", $0) } ?? "?"
     var samples = Samples()
     var shed = 0
+    // Outcomes that found their reservation ended or taken over: a lease that lapsed.
+    var stale = 0
     for line in worker.log.split(separator: "\n") where line.contains("\"photo outcome\"") {
       guard let object = JSON.object(from: Array(line.utf8)) else { continue }
       if let micros = object["store_us"] as? Int { samples.add(Double(micros) / 1_000_000) }
       if object["outcome"] as? String == "store_overloaded" { shed += 1 }
+      if object["stored"] as? Bool == false { stale += 1 }
     }
-    return (samples, wall, rss, shed)
+    return (samples, wall, rss, shed, stale)
   }
 }
