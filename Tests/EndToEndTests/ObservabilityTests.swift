@@ -101,8 +101,8 @@ import Testing
       #expect(exposition.value("mowdeck_alarm_to_push_seconds_count", labels) == 1, "\(platform)")
       let seconds = try #require(exposition.value("mowdeck_alarm_to_push_seconds_sum", labels))
       #expect(
-        seconds >= Self.streamWait && seconds < elapsed,
-        "\(platform): \(seconds) s, waited \(Self.streamWait) s in the stream, all took \(elapsed) s"
+        seconds >= Self.streamWait - 1 && seconds < elapsed,
+        "\(platform): \(seconds) s, fan-out stopped \(Self.streamWait) s, all took \(elapsed) s"
       )
       #expect(
         exposition.value(
@@ -111,8 +111,10 @@ import Testing
     }
   }
 
-  /// How long the alarm is kept waiting in the stream, at least.
-  private static let streamWait: Double = 2
+  /// How long the fan-out is stopped. The alarm waits in the stream for all of it but the
+  /// publishing command's own start-up (a CI run measured 1.96 s of 2), so at least a second
+  /// less is required: a push timed from the decision would show milliseconds.
+  private static let streamWait: Double = 3
 
   /// The metric names written whole in `Sources/` (those built from a stage's or platform's
   /// name are the catalogue's and `StageProgress`'s, which the scrape shows per worker).
