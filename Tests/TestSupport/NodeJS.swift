@@ -19,21 +19,13 @@ public enum NodeJS {
     -> (status: Int32, output: String, errors: String)
   {
     guard let executable else { throw Missing() }
-    let base = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "node-\(UUID().uuidString.prefix(8))")
-    let output = base.path + ".out"
-    let errors = base.path + ".err"
-    defer {
-      try? FileManager.default.removeItem(atPath: output)
-      try? FileManager.default.removeItem(atPath: errors)
-    }
+    let captured = CapturedOutput(prefix: "node")
+    defer { captured.remove() }
     let process = try ChildProcess(
       executable: executable, arguments: [path] + arguments,
-      environment: ProcessInfo.processInfo.environment, output: output, errors: errors)
+      environment: ProcessInfo.processInfo.environment, output: captured.output,
+      errors: captured.errors)
     let status = await process.exitStatus()
-    return (
-      status, (try? String(contentsOfFile: output, encoding: .utf8)) ?? "",
-      (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
-    )
+    return (status, captured.outputText, captured.errorText)
   }
 }

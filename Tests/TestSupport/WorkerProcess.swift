@@ -140,24 +140,17 @@ public func runShellOffThePool(_ command: String) async throws -> String {
 /// output when it fails. For the `openssl`, `curl` and script calls of tests and benchmarks.
 @discardableResult
 public func runShell(_ command: String) throws -> String {
-  let base = FileManager.default.temporaryDirectory.appendingPathComponent(
-    "shell-\(UUID().uuidString.prefix(8))")
-  let output = base.path + ".out"
-  let errors = base.path + ".err"
-  defer {
-    try? FileManager.default.removeItem(atPath: output)
-    try? FileManager.default.removeItem(atPath: errors)
-  }
+  let captured = CapturedOutput(prefix: "shell")
+  defer { captured.remove() }
   let process = try ChildProcess(
     executable: "/bin/sh", arguments: ["-c", command],
-    environment: ProcessInfo.processInfo.environment, output: output, errors: errors)
-  let status = process.waitUntilExit()
-  let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-  guard status == 0 else {
-    let errorText = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
-    throw TimedOut(what: "command to succeed: \(command.prefix(200)): \(errorText.prefix(500))")
+    environment: ProcessInfo.processInfo.environment, output: captured.output,
+    errors: captured.errors)
+  guard process.waitUntilExit() == 0 else {
+    throw TimedOut(
+      what: "command to succeed: \(command.prefix(200)): \(captured.errorText.prefix(500))")
   }
-  return text
+  return captured.outputText
 }
 
 /// A TCP port nothing listens on right now.
