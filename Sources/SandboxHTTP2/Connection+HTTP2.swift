@@ -41,6 +41,7 @@ extension Connection {
 
   func requestComplete(stream id: Int32) {
     guard let stream = streams[id] else { return }
+    if let last = goawayLastStream, id > last { return }
     let reply = context.handler(stream.request)
     switch reply.action {
     case .drop:
@@ -141,6 +142,7 @@ extension Connection {
 
   private func submitGoaway(lastStream: Int32) {
     guard let session else { return }
+    goawayLastStream = min(goawayLastStream ?? lastStream, lastStream)
     let result = nghttp2_submit_goaway(
       session, UInt8(NGHTTP2_FLAG_NONE.rawValue), lastStream, NGHTTP2_NO_ERROR.rawValue, nil, 0)
     if result != 0 {

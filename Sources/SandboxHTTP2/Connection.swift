@@ -49,6 +49,10 @@ final class Connection {
   var delayed: [DelayedAnswer] = []
   /// Streams whose answer is being worked out by a task, and whom to tell how they ended.
   var awaiting: [Int32: ((HTTP2Outcome) -> Void)?] = [:]
+  /// The last stream id of the GOAWAY this side submitted, if any. A request on a later
+  /// stream may still complete before the GOAWAY is out; the client will see it refused
+  /// and retry it elsewhere, so it must not be handled (nor use up a counted behaviour).
+  var goawayLastStream: Int32?
   /// Set by a `drop` reply inside an nghttp2 callback, where the session cannot be
   /// deleted; acted on when `mem_recv` returns.
   var dropRequested = false

@@ -115,6 +115,20 @@ struct BehaviourProcessTests {
     }
   }
 
+  /// Requests that reach the sandbox after it decided on a GOAWAY, on streams the GOAWAY
+  /// excludes, are refused for the client: the sandbox must not answer, record or count
+  /// them, or a counted behaviour is used up by a request whose answer nobody sees (the
+  /// flaky `APNsProcessTests.theResponseMatrix`, 2026-12-02).
+  @Test func requestsBeyondAGoawayAreNotHandled() async throws {
+    try await withSandbox(behaviour("goaway")) { sandbox in
+      let replies = try await Curl.send(push, to: sandbox, count: 20, parallel: true)
+      let answered = try sandbox.records().filter { $0["outcome"] as? String == "answered" }
+      let seen = replies.filter { $0.status == 200 }
+      #expect(!seen.isEmpty)
+      #expect(answered.count == seen.count, "answers recorded against answers curl saw")
+    }
+  }
+
   @Test func droppedConnectionIsAnErrorForTheClient() async throws {
     try await withSandbox(behaviour("dropx1")) { sandbox in
       let dropped = try await Curl.send(push, to: sandbox)
