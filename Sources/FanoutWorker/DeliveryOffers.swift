@@ -74,6 +74,7 @@ struct DeliveryOffers: Sendable {
         ["error": error, "event_id": handoff.eventID])
     }
     metrics.increment("mowdeck_fanout_handoffs_total", labels: ["answer": refusal])
+    store.handoffGate.refused()
     do {
       try await store.release(handoff)
       try? nats.publish(subjects.wakeDeliveries)

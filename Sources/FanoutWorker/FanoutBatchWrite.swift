@@ -69,18 +69,19 @@ struct FanoutBatchWrite {
           AS x(n, e, u, i)
       ), delivery AS (
         -- APNs deliveries are leased already: the handoff sends them without a claim (ADR
-        -- 0016). The other platforms' wait for their workers' claims.
+        -- 0016), unless the handoffs are paused (no lease token, ADR 0046). The other
+        -- platforms' wait for their workers' claims.
         INSERT INTO deliveries (delivery_id, notification_id, device_id, platform, created_at,
                                 attempts, lease_token, lease_expires_at)
-        SELECT d, n, v, p, c, CASE WHEN p = 'apns' THEN 1 ELSE 0 END,
+        SELECT d, n, v, p, c, CASE WHEN p = 'apns' AND t IS NOT NULL THEN 1 ELSE 0 END,
                CASE WHEN p = 'apns' THEN t END,
-               CASE WHEN p = 'apns'
+               CASE WHEN p = 'apns' AND t IS NOT NULL
                  THEN now() + make_interval(secs => \(DeliveryHandoff.leaseSeconds)) END
         FROM unnest(\(PostgresArray(deliveries.map(\.row.deliveryID)))::uuid[],
                     \(PostgresArray(deliveries.map(\.row.notificationID)))::uuid[],
                     \(PostgresArray(deliveries.map(\.row.device.deviceID)))::uuid[],
                     \(PostgresArray(deliveries.map(\.row.device.platform.rawValue)))::text[],
-                    \(PostgresArray(deliveries.map { String($0.plan.lease.token) }))::bigint[],
+                    \(PostgresArray(deliveries.map { $0.plan.lease.token.map(String.init) }))::bigint[],
                     \(PostgresArray(deliveries.map { Timestamp.format($0.plan.lease.receivedAt) }))
                       ::timestamptz[])
           AS x(d, n, v, p, t, c)

@@ -16,7 +16,10 @@ struct FanoutOutcome: Sendable, Equatable {
   var reservedImage: Bool = false
   /// The deliveries to offer to an APNs worker once the decision is acknowledged.
   var handoff: DeliveryHandoff? = nil
-  /// Deliveries of other platforms were queued: their workers' doorbell is rung.
-  var queuedOtherPlatforms = false
+  /// Deliveries were queued for the workers' claims (other platforms', and APNs' while the
+  /// handoffs are paused): their doorbell is rung.
+  var queuedForClaims = false
+  /// APNs deliveries were left for the claims because the handoffs are paused.
+  var handoffPaused = false
   var detail: String? = nil
 }

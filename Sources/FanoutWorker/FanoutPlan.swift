@@ -11,7 +11,9 @@ struct FanoutPlan: Sendable {
 
   /// The lease the deliveries are written with, read in the decision's transaction.
   struct Lease: Sendable {
-    let token: Int64
+    /// The handoff's lease on the APNs deliveries; nil when the handoffs are paused
+    /// (`HandoffGate`) and the APNs deliveries wait for the workers' claims.
+    let token: Int64?
     /// The alarm's receipt (when JetStream stored it, never later than the transaction's
     /// `now()`): the alarm's `received_at` and each delivery's `created_at`.
     let receivedAt: Date
@@ -147,9 +149,9 @@ struct FanoutPlan: Sendable {
         deviceID: row.device.deviceID, token: row.device.token, environment: environment,
         deviceRegisteredAt: row.device.registeredAt)
     }
-    guard !apns.isEmpty else { return nil }
+    guard !apns.isEmpty, let leaseToken = lease.token else { return nil }
     return DeliveryHandoff(
-      leaseToken: lease.token, eventID: alarm.eventID, createdAt: lease.receivedAt,
+      leaseToken: leaseToken, eventID: alarm.eventID, createdAt: lease.receivedAt,
       kind: alarm.kind, mowerName: alarm.mowerName, reason: alarm.reason, imageID: imageID,
       deliveries: apns)
   }
@@ -158,7 +160,8 @@ struct FanoutPlan: Sendable {
     FanoutOutcome(
       kind: isPushed ? .pushed : .suppressed, correlationID: alarm.eventID,
       mowerID: alarm.mowerID, reservedImage: imageID != nil, handoff: handoff,
-      queuedOtherPlatforms: deliveries.contains { $0.device.platform != .apns },
+      queuedForClaims: deliveries.contains { $0.device.platform != .apns || lease.token == nil },
+      handoffPaused: lease.token == nil && deliveries.contains { $0.device.platform == .apns },
       detail: photoLabel)
   }
 }

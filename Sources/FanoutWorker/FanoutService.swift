@@ -229,8 +229,12 @@ struct FanoutService: Service {
     // one of which costs it its one-second sweep, nothing more.
     if let handoff = outcome.handoff { offers.offer(handoff) }
     if outcome.reservedImage { try? nats.publish(subjects.wakePhotos) }
-    // Browsers' (and later Android's) deliveries are claimed, not handed off: ring now.
-    if outcome.queuedOtherPlatforms { try? nats.publish(subjects.wakeDeliveries) }
+    // Other platforms' deliveries are claimed, not handed off, and so are APNs' while the
+    // handoffs are paused: ring now.
+    if outcome.queuedForClaims { try? nats.publish(subjects.wakeDeliveries) }
+    if outcome.handoffPaused {
+      metrics.increment("mowdeck_fanout_handoffs_total", labels: ["answer": "paused"])
+    }
     let decided = AlarmDecided(
       streamSequence: message.streamSequence, eventID: outcome.correlationID,
       outcome: outcome.kind.rawValue, mowerID: outcome.mowerID)

@@ -8,6 +8,7 @@ extension FanoutStore {
   /// the batch's order. Any failure fails the whole batch; nothing of it is written.
   func decide(_ batch: DecisionBatch) async throws -> [FanoutOutcome] {
     let alarms = batch.alarms
+    let handOff = handoffGate.isOpen()
     return try await pool.withTransaction { tx in
       let rows = try tx.query(lockAndRead(alarms))
       guard rows.count == alarms.count else {
@@ -38,7 +39,7 @@ extension FanoutStore {
           alarm: alarm, decisionTime: time, decision: decision, recipients: recipients,
           streamSequence: pending.streamSequence,
           lease: FanoutPlan.Lease(
-            token: Int64(try row.int("lease_token")),
+            token: handOff ? Int64(try row.int("lease_token")) : nil,
             // The stream's clock may run ahead of the database's: a receipt after the
             // transaction began would make a delivery younger than its own lease.
             receivedAt: min(pending.storedAt, try row.date("transaction_start"))))

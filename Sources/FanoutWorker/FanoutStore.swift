@@ -10,6 +10,8 @@ struct FanoutStore: Sendable {
   let rules: DecisionRules
   let subjects: Subjects
   let eventLog = EventLog()
+  /// Shut by `DeliveryOffers` when the APNs stage refuses an offer.
+  let handoffGate = HandoffGate()
 
   func handle(
     subject: String, payload: [UInt8], streamSequence: UInt64, receivedAt: Date, storedAt: Date

@@ -110,7 +110,8 @@ struct RampBenchmark {
   {
     RampBoundary(
       date: Date(), sampled: await sampler.mark(),
-      backlog: try await PipelineBacklog.read(db: db, nats: nats, subjects: rig.subjects))
+      backlog: try await PipelineBacklog.read(db: db, nats: nats, subjects: rig.subjects),
+      handoffs: await FanoutHandoffs.read(rig.processes))
   }
 }
 

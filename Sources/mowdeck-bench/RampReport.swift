@@ -46,7 +46,7 @@ struct RampResult {
     var table = TextTable(
       "alarms/s", "sent/s", "pushes/s", "push median", "push p99", "not pushed", "backlog",
       "at camera", "waiting start -> end", "busiest (% of a core)", "largest worker RSS",
-      "commits/s", "sustained")
+      "commits/s", "handoffs taken/refused/paused", "sustained")
     let best = highestSustained?.rate
     for step in steps {
       table.add(
@@ -57,7 +57,7 @@ struct RampResult {
         "\(step.start.backlog.waiting) -> \(step.end.backlog.waiting)",
         step.busiest.map { $0.name + String(format: " %.0f%%", $0.cpuPercent) } ?? "",
         step.largestWorker.map { $0.name + String(format: " %.1f MiB", $0.rss) } ?? "",
-        String(format: "%.0f", step.commitsPerSecond),
+        String(format: "%.0f", step.commitsPerSecond), step.handoffs.cell,
         step.verdict + (step.rate == best ? "  <- highest sustained" : ""))
     }
     let grace = String(format: "%.0f", settings.graceSeconds)
@@ -66,6 +66,8 @@ struct RampResult {
         + "one second of the step's alarms",
       "waiting: the fan-out consumer's pending and unacknowledged alarms, photo reservations "
         + "no PhotoWorker holds, queued deliveries; backlog adds the requests out at the camera",
+      "handoffs: the fan-out's offers of APNs deliveries taken and refused (each refusal "
+        + "costs a release and a claim), and decisions that offered none while paused",
       "push median and p99: each alarm published in the step to its first push; an alarm not "
         + "pushed \(grace) s after the step counts with its age then (>= marks a figure such "
         + "an alarm could raise); alarms the fan-out suppressed are left out",
@@ -109,7 +111,8 @@ struct RampResult {
     var rows =
       "rate,seconds,published,published_per_s,pushes_per_s,push_p50_ms,push_p99_ms,"
       + "not_pushed,suppressed,backlog,at_camera,waiting_start,waiting_end,busiest,"
-      + "busiest_cpu_percent,largest_worker,largest_worker_rss_mib,commits_per_s,sustained\n"
+      + "busiest_cpu_percent,largest_worker,largest_worker_rss_mib,commits_per_s,"
+      + "handoffs_taken,handoffs_refused,handoffs_paused,sustained\n"
     var cpu = "rate,process,cpu_percent\n"
     for step in steps {
       let cells: [String] = [
@@ -121,7 +124,9 @@ struct RampResult {
         "\(step.start.backlog.waiting)", "\(step.end.backlog.waiting)",
         step.busiest?.name ?? "", String(format: "%.1f", step.busiest?.cpuPercent ?? 0),
         step.largestWorker?.name ?? "", String(format: "%.2f", step.largestWorker?.rss ?? 0),
-        String(format: "%.1f", step.commitsPerSecond), step.sustained ? "1" : "0",
+        String(format: "%.1f", step.commitsPerSecond), String(format: "%.0f", step.handoffs.taken),
+        String(format: "%.0f", step.handoffs.refused),
+        String(format: "%.0f", step.handoffs.paused), step.sustained ? "1" : "0",
       ]
       rows += cells.joined(separator: ",") + "\n"
       for item in step.cpuByType {

@@ -6,6 +6,7 @@ struct RampBoundary {
   /// The `ProcessSampler` sample taken then.
   let sampled: Double
   let backlog: PipelineBacklog
+  let handoffs: FanoutHandoffs
 }
 
 /// One step of the ramp, measured: what was published, what reached the sandbox, how long
@@ -33,6 +34,7 @@ struct RampStep {
   var publishedPerSecond: Double { Double(published) / seconds }
   var pushesPerSecond: Double { Double(pushes) / seconds }
   var commitsPerSecond: Double { Double(end.backlog.commits - start.backlog.commits) / seconds }
+  var handoffs: FanoutHandoffs { end.handoffs - start.handoffs }
 
   var median: Double { latencies.median }
   var p99: Double { latencies.p99 }

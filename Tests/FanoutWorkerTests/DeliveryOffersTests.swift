@@ -18,7 +18,9 @@ import Testing
 
   /// A decision with two deliveries, offered once to `worker`; returns the deliveries still
   /// leased, the doorbell rings heard and the offer's metric label.
-  static func offer(to worker: Worker) async throws -> (leased: Int, rings: Int, answer: String) {
+  static func offer(to worker: Worker) async throws -> (
+    leased: Int, rings: Int, answer: String, gateOpen: Bool
+  ) {
     var fixture = try await FanoutStoreTests.Fixture(users: 2)
     let handoff = try #require(try await fixture.send("mower_lifted", after: 0).handoff)
     let nats = try NATSClient.connect(
@@ -64,7 +66,7 @@ import Testing
     let answer = answers.first {
       metrics.counter("mowdeck_fanout_handoffs_total", labels: ["answer": $0]) == 1
     }
-    return (leased, rings.withLock { $0 }, answer ?? "none")
+    return (leased, rings.withLock { $0 }, answer ?? "none", fixture.store.handoffGate.isOpen())
   }
 
   @Test func takenDeliveriesStayLeasedToTheWorker() async throws {
@@ -72,6 +74,7 @@ import Testing
     #expect(result.leased == 2)
     #expect(result.rings == 0)
     #expect(result.answer == "taken")
+    #expect(result.gateOpen)
   }
 
   @Test(arguments: [(Worker.declined, "declined"), (.silent, "timeout"), (.absent, "no_worker")])
@@ -82,5 +85,7 @@ import Testing
     #expect(result.leased == 0)
     #expect(result.rings == 1)
     #expect(result.answer == answer)
+    // The next decisions leave their APNs deliveries for the claims (ADR 0046).
+    #expect(!result.gateOpen)
   }
 }

@@ -208,6 +208,30 @@ import Testing
     )
   }
 
+  /// After the APNs stage refused an offer, decisions leave their APNs deliveries for the
+  /// claims for the gate's pause (ADR 0046): unleased, no attempt counted, no handoff; the
+  /// first decision after the pause is handed off again.
+  @Test func whileHandoffsArePausedAPNsDeliveriesWaitForClaims() async throws {
+    var fixture = try await Fixture(users: 2)
+    fixture.store.handoffGate.refused()
+    let paused = try await fixture.send("mower_lifted", after: 0)
+    #expect(paused.kind == .pushed)
+    #expect(paused.handoff == nil)
+    #expect(paused.handoffPaused)
+    #expect(paused.queuedForClaims)
+    let queued: SQL =
+      "SELECT count(*) AS n FROM deliveries WHERE lease_token IS NULL AND attempts = 0"
+    #expect(try await fixture.db.count(queued) == 2)
+
+    try await Task.sleep(for: fixture.store.handoffGate.pause + .milliseconds(50))
+    let again = try await fixture.send("mower_stuck", after: 1)
+    let handoff = try #require(again.handoff)
+    #expect(handoff.deliveries.count == 2)
+    #expect(!again.handoffPaused)
+    #expect(!again.queuedForClaims)
+    #expect(try await fixture.db.count(queued) == 2)
+  }
+
   @Test func aMowerWithoutRecipientsIsPushedToNobodyAndTakesNoPhoto() async throws {
     var fixture = try await Fixture()
     let outcome = try await fixture.send("mower_lifted", after: 0, mower: "m-nobody")
