@@ -71,8 +71,9 @@ extension FanoutStore {
     )
     SELECT locked.last_theft_push_at, locked.last_error_push_at, locked.last_photo_at,
       locked.photo_times, now() AS transaction_start, nextval('lease_tokens') AS lease_token,
-      (EXISTS (SELECT 1 FROM ingress_messages WHERE correlation_id = input.event_id)
-        OR EXISTS (SELECT 1 FROM alarms WHERE event_id = input.event_id)) AS seen,
+      ((SELECT true FROM ingress_messages WHERE correlation_id = input.event_id LIMIT 1)
+        IS NOT NULL
+        OR (SELECT true FROM alarms WHERE event_id = input.event_id) IS NOT NULL) AS seen,
       (SELECT coalesce(json_agg(json_build_object(
           'user_id', g.user_id,
           'devices', (SELECT coalesce(json_agg(json_build_object(

@@ -27,7 +27,10 @@ public final class PostgresConnection: @unchecked Sendable {
   }
 
   /// Opens a connection with the session settings every component relies on: UTC output,
-  /// and a bound on idle transactions so that a stalled worker cannot stall every reader.
+  /// a bound on idle transactions so that a stalled worker cannot stall every reader, and
+  /// each prepared statement planned once (ADR 0047): our statements take their rows as
+  /// arrays, whose values PostgreSQL's default would plan anew at every execution, which
+  /// cost 13% of its statement time under load for no better plan.
   public static func connect(url: String, applicationName: String) async throws(DatabaseError)
     -> PostgresConnection
   {
@@ -43,6 +46,7 @@ public final class PostgresConnection: @unchecked Sendable {
       SET TimeZone = 'UTC';
       SET idle_in_transaction_session_timeout = '60s';
       SET client_min_messages = 'warning';
+      SET plan_cache_mode = 'force_generic_plan';
       """)
     return connection
   }
