@@ -40,6 +40,13 @@ extension FanoutProcessTests {
       let nats = try NATSClient.connect(
         url: url, name: "recreation-test", logger: TestServers.logger)
       let subjects = base.subjects
+      // Both fan-outs bound to the first server's stream: one that binds only after the loss
+      // creates the stream as its first bind and logs no re-creation (a clean-clone CI run,
+      // 2026-12-02, started one 430 ms late).
+      try await eventually(timeout: .seconds(20), "both fan-outs running") {
+        workers.filter { $0.name == "FanoutWorker" }
+          .allSatisfy { $0.log.contains("fan-out running") }
+      }
 
       let before = try await pushEach(Self.before, nats: nats, subjects: subjects, db: db)
       // The server dies with its storage; a new one starts empty on the same port.
