@@ -10,10 +10,12 @@ public protocol OutcomeStore: Sendable {
 }
 
 /// Writes push outcomes in groups, for every push stage, by `GroupCommit` with one
-/// transaction at a time: an outcome that arrives while no group is being written goes at
-/// once, alone; outcomes that arrive while one is being written wait for it and then go
-/// together. No timer, so a lone push is recorded as soon as it ends; under load, hundreds
-/// of outcomes a second become a few transactions (ADR 0014). After a group fails, each of
+/// transaction at a time: an outcome that arrives while no group is being written waits
+/// `linger` (5 ms) for the others of its alarm, which are answered within a millisecond or
+/// two of it, and they go together (ADR 0048); outcomes that arrive while a group is being
+/// written wait for it and then go together. Nobody waits on an outcome: the push has left,
+/// and its lease lasts seconds. Under load, hundreds of outcomes a second become a few
+/// transactions (ADR 0014). After a group fails, each of
 /// its outcomes is written again alone, so one that PostgreSQL refuses never fails (and
 /// gets re-sent) the pushes that happened to share its transaction.
 public struct OutcomeWriter<Store: OutcomeStore>: Sendable {
@@ -30,10 +32,10 @@ public struct OutcomeWriter<Store: OutcomeStore>: Sendable {
     }
   }
 
-  public init(store: Store, maxGroup: Int = 200) {
+  public init(store: Store, maxGroup: Int = 200, linger: Duration = .milliseconds(5)) {
     self.store = store
     groups = GroupCommit(
-      maxConcurrent: 1, maxGroup: maxGroup,
+      maxConcurrent: 1, maxGroup: maxGroup, linger: linger,
       alone: { try await store.finish([$0])[0] },
       together: { try await store.finish($0.items) },
       observeSize: { _ in })

@@ -51,6 +51,7 @@ public final class GroupCommit<Group: CommitGroup, Outcome: Sendable>: Sendable 
   private let state = Mutex(State())
   private let maxConcurrent: Int
   private let maxGroup: Int
+  private let linger: Duration
   private let alone: @Sendable (Group.Item) async throws -> Outcome
   private let together: @Sendable (Group) async throws -> [Outcome]
   private let observeSize: @Sendable (Int) -> Void
@@ -59,14 +60,18 @@ public final class GroupCommit<Group: CommitGroup, Outcome: Sendable>: Sendable 
   ///   - alone: commits one item in a transaction of its own.
   ///   - together: commits a group of several in one transaction, outcomes in its order.
   ///   - observeSize: told each transaction's number of items.
+  ///   - linger: how long an item that finds a connection free waits for others before its
+  ///     transaction starts. Zero (the default): at once. Only for writes nobody waits on
+  ///     (the push outcomes, ADR 0048); never for a decision, whose latency is the push's.
   public init(
-    maxConcurrent: Int, maxGroup: Int,
+    maxConcurrent: Int, maxGroup: Int, linger: Duration = .zero,
     alone: @escaping @Sendable (Group.Item) async throws -> Outcome,
     together: @escaping @Sendable (Group) async throws -> [Outcome],
     observeSize: @escaping @Sendable (Int) -> Void
   ) {
     self.maxConcurrent = max(1, maxConcurrent)
     self.maxGroup = max(1, maxGroup)
+    self.linger = max(.zero, linger)
     self.alone = alone
     self.together = together
     self.observeSize = observeSize
@@ -76,16 +81,35 @@ public final class GroupCommit<Group: CommitGroup, Outcome: Sendable>: Sendable 
   /// group of several failed, the failure itself when the item was alone.
   public func commit(_ item: Group.Item) async throws -> Outcome {
     try await withCheckedThrowingContinuation { continuation in
-      let taken = state.withLock { state -> Taken? in
+      let taken = state.withLock { state -> Taken?? in
         state.waiting.append(Waiting(item: item, continuation: continuation))
         guard state.running < maxConcurrent else { return nil }
         state.running += 1
-        return take(&state)
+        // Lingering: the connection is held for a group taken when the linger ends.
+        return linger > .zero ? .some(nil) : take(&state)
       }
       // Not a child of the caller: the transaction holds other callers' items too, and each
       // of them waits for it, so it always runs to its end.
-      if let taken { Task { await self.run(taken) } }
+      switch taken {
+      case .none: break
+      case .some(.some(let taken)): Task { await self.run(taken) }
+      case .some(.none): Task { await self.runAfterLinger() }
+      }
     }
+  }
+
+  /// Waits `linger`, then takes what is waiting; nothing when another transaction, ending
+  /// meanwhile, took it all.
+  private func runAfterLinger() async {
+    try? await Task.sleep(for: linger)
+    let taken = state.withLock { state -> Taken? in
+      guard !state.waiting.isEmpty else {
+        state.running -= 1
+        return nil
+      }
+      return take(&state)
+    }
+    if let taken { await run(taken) }
   }
 
   /// Runs transactions until nobody is waiting.
