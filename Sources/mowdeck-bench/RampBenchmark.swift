@@ -111,7 +111,8 @@ struct RampBenchmark {
     RampBoundary(
       date: Date(), sampled: await sampler.mark(),
       backlog: try await PipelineBacklog.read(db: db, nats: nats, subjects: rig.subjects),
-      handoffs: await FanoutHandoffs.read(rig.processes))
+      handoffs: await FanoutHandoffs.read(rig.processes),
+      photos: try await PhotoOutcomes.read(db: db))
   }
 }
 

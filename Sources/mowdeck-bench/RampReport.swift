@@ -46,7 +46,7 @@ struct RampResult {
     var table = TextTable(
       "alarms/s", "sent/s", "pushes/s", "push median", "push p99", "not pushed", "backlog",
       "at camera", "waiting start -> end", "busiest (% of a core)", "largest worker RSS",
-      "commits/s", "handoffs taken/refused/paused", "sustained")
+      "commits/s", "handoffs taken/refused/paused", "photos stored/failed (own)", "sustained")
     let best = highestSustained?.rate
     for step in steps {
       table.add(
@@ -57,10 +57,11 @@ struct RampResult {
         "\(step.start.backlog.waiting) -> \(step.end.backlog.waiting)",
         step.busiest.map { $0.name + String(format: " %.0f%%", $0.cpuPercent) } ?? "",
         step.largestWorker.map { $0.name + String(format: " %.1f MiB", $0.rss) } ?? "",
-        String(format: "%.0f", step.commitsPerSecond), step.handoffs.cell,
+        String(format: "%.0f", step.commitsPerSecond), step.handoffs.cell, step.photos.cell,
         step.verdict + (step.rate == best ? "  <- highest sustained" : ""))
     }
     let grace = String(format: "%.0f", settings.graceSeconds)
+    let ownReasons = PhotoOutcomes.ownReasons.joined(separator: ", ")
     let notes = [
       "sustained: p99 alarm -> push under 1 s, and the waiting backlog grew by no more than "
         + "one second of the step's alarms",
@@ -68,6 +69,8 @@ struct RampResult {
         + "no PhotoWorker holds, queued deliveries; backlog adds the requests out at the camera",
       "handoffs: the fan-out's offers of APNs deliveries taken and refused (each refusal "
         + "costs a release and a claim), and decisions that offered none while paused",
+      "photos: outcomes recorded in the step, stored and failed; (own): failed for the photo "
+        + "stage's own reasons (\(ownReasons)), the rest are the camera's",
       "push median and p99: each alarm published in the step to its first push; an alarm not "
         + "pushed \(grace) s after the step counts with its age then (>= marks a figure such "
         + "an alarm could raise); alarms the fan-out suppressed are left out",
@@ -112,7 +115,8 @@ struct RampResult {
       "rate,seconds,published,published_per_s,pushes_per_s,push_p50_ms,push_p99_ms,"
       + "not_pushed,suppressed,backlog,at_camera,waiting_start,waiting_end,busiest,"
       + "busiest_cpu_percent,largest_worker,largest_worker_rss_mib,commits_per_s,"
-      + "handoffs_taken,handoffs_refused,handoffs_paused,sustained\n"
+      + "handoffs_taken,handoffs_refused,handoffs_paused,photos_stored,photos_failed,"
+      + "photos_failed_own,sustained\n"
     var cpu = "rate,process,cpu_percent\n"
     for step in steps {
       let cells: [String] = [
@@ -126,7 +130,8 @@ struct RampResult {
         step.largestWorker?.name ?? "", String(format: "%.2f", step.largestWorker?.rss ?? 0),
         String(format: "%.1f", step.commitsPerSecond), String(format: "%.0f", step.handoffs.taken),
         String(format: "%.0f", step.handoffs.refused),
-        String(format: "%.0f", step.handoffs.paused), step.sustained ? "1" : "0",
+        String(format: "%.0f", step.handoffs.paused), "\(step.photos.stored)",
+        "\(step.photos.failedTotal)", "\(step.photos.failedOwn)", step.sustained ? "1" : "0",
       ]
       rows += cells.joined(separator: ",") + "\n"
       for item in step.cpuByType {

@@ -7,6 +7,7 @@ struct RampBoundary {
   let sampled: Double
   let backlog: PipelineBacklog
   let handoffs: FanoutHandoffs
+  let photos: PhotoOutcomes
 }
 
 /// One step of the ramp, measured: what was published, what reached the sandbox, how long
@@ -35,6 +36,9 @@ struct RampStep {
   var pushesPerSecond: Double { Double(pushes) / seconds }
   var commitsPerSecond: Double { Double(end.backlog.commits - start.backlog.commits) / seconds }
   var handoffs: FanoutHandoffs { end.handoffs - start.handoffs }
+  /// Photo outcomes recorded during the step (of alarms of this step and the one before:
+  /// a capture takes the camera's latency).
+  var photos: PhotoOutcomes { end.photos - start.photos }
 
   var median: Double { latencies.median }
   var p99: Double { latencies.p99 }
