@@ -76,8 +76,7 @@ extension EndToEndTests {
     func aPhotoWorkerStoppedWithRequestsInFlightStoresThemAll() async throws {
       let db = try await TestDatabase.make()
       let environment = try Self.environment(db)
-      let simulator = try WorkerProcess(
-        "GatewaySimulator",
+      let simulator = try await WorkerProcess.cameraSimulator(
         arguments: [
           "--frames", TestServers.repositoryPath("deploy/frames"), "--latency-ms", "1500",
         ],

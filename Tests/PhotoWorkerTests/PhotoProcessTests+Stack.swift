@@ -45,15 +45,9 @@ extension PhotoProcessTests {
     }
 
     func simulator(_ arguments: [String]) async throws -> WorkerProcess {
-      let process = try WorkerProcess(
-        "GatewaySimulator",
+      try await WorkerProcess.cameraSimulator(
         arguments: ["--frames", TestServers.repositoryPath("deploy/frames")] + arguments,
         environment: environment)
-      // A bound, not a bet: a loaded run once took over 10 s to start the process.
-      try await eventually(timeout: .seconds(60), "the simulator to listen") {
-        process.log.contains("camera simulator listening")
-      }
-      return process
     }
 
     /// A camera simulator answering after `latencyMs`, each mower as `behaviours` says

@@ -115,9 +115,8 @@ import Testing
     try FileManager.default.copyItem(
       atPath: TestServers.fixture("photos/near-limit.jpg"),
       toPath: frames.appendingPathComponent("near-limit.jpg").path)
-    let simulator = try WorkerProcess(
-      "GatewaySimulator", arguments: ["--frames", frames.path, "--latency-ms", "0-50"],
-      environment: environment)
+    let simulator = try await WorkerProcess.cameraSimulator(
+      arguments: ["--frames", frames.path, "--latency-ms", "0-50"], environment: environment)
     let processes = [
       simulator, try WorkerProcess("PhotoWorker", environment: environment),
       try WorkerProcess("PhotoWorker", environment: environment),

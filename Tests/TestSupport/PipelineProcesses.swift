@@ -32,8 +32,7 @@ public struct PipelineProcesses: Sendable {
     environment["MOWDECK_NOTIFICATIONS_APP_URL"] = appURL
     // Replicas of the serving process on one machine: each on a free port.
     environment["MOWDECK_NOTIFICATIONS_HTTP_LISTEN"] = "127.0.0.1:0"
-    let simulator = try WorkerProcess(
-      "GatewaySimulator",
+    let simulator = try await WorkerProcess.cameraSimulator(
       arguments: ["--frames", TestServers.repositoryPath("deploy/frames")] + simulatorArguments,
       environment: environment)
     return PipelineProcesses(
