@@ -43,6 +43,14 @@ public final class GroupCommit<Group: CommitGroup, Outcome: Sendable>: Sendable 
     var waiting: [Waiting] = []
   }
 
+  /// What an arriving item does: wait for a running transaction to take it, start one
+  /// with what is waiting now, or hold a connection and start one after the linger.
+  private enum Start {
+    case waitForRunning
+    case now(Taken)
+    case afterLinger
+  }
+
   private struct State {
     var waiting: [Waiting] = []
     var running = 0
@@ -81,19 +89,19 @@ public final class GroupCommit<Group: CommitGroup, Outcome: Sendable>: Sendable 
   /// group of several failed, the failure itself when the item was alone.
   public func commit(_ item: Group.Item) async throws -> Outcome {
     try await withCheckedThrowingContinuation { continuation in
-      let taken = state.withLock { state -> Taken?? in
+      let start = state.withLock { state -> Start in
         state.waiting.append(Waiting(item: item, continuation: continuation))
-        guard state.running < maxConcurrent else { return nil }
+        guard state.running < maxConcurrent else { return .waitForRunning }
         state.running += 1
         // Lingering: the connection is held for a group taken when the linger ends.
-        return linger > .zero ? .some(nil) : take(&state)
+        return linger > .zero ? .afterLinger : .now(take(&state))
       }
       // Not a child of the caller: the transaction holds other callers' items too, and each
       // of them waits for it, so it always runs to its end.
-      switch taken {
-      case .none: break
-      case .some(.some(let taken)): Task { await self.run(taken) }
-      case .some(.none): Task { await self.runAfterLinger() }
+      switch start {
+      case .waitForRunning: break
+      case .now(let taken): Task { await self.run(taken) }
+      case .afterLinger: Task { await self.runAfterLinger() }
       }
     }
   }
