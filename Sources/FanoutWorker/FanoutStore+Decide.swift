@@ -3,13 +3,21 @@ import FoundationEssentials
 import Infrastructure
 
 extension FanoutStore {
+  /// How long a decision waits for a mower's row lock before its transaction fails: far
+  /// beyond a decision's own milliseconds, short enough that the replica's one decision
+  /// transaction (`MOWDECK_FANOUT_TRANSACTIONS`) is not held up for long by one mower.
+  static let lockTimeout: Duration = .seconds(2)
+
   /// Decides every alarm of `batch` in one transaction: one statement locks and reads the
   /// mowers, the rules decide in memory, one statement writes it all. The outcomes come in
   /// the batch's order. Any failure fails the whole batch; nothing of it is written.
   func decide(_ batch: DecisionBatch) async throws -> [FanoutOutcome] {
     let alarms = batch.alarms
     let handOff = handoffGate.isOpen()
-    return try await pool.withTransaction { tx in
+    // A mower row locked elsewhere (a replica frozen mid-transaction, an operator's session)
+    // fails the batch after the lock timeout instead of holding it: its other alarms are
+    // then decided alone, and the locked mower's alarm is retried as an outage (ADR 0049).
+    return try await pool.withTransaction(lockTimeout: Self.lockTimeout) { tx in
       let rows = try tx.query(lockAndRead(alarms))
       guard rows.count == alarms.count else {
         throw FanoutStoreError.mowersNotLocked(expected: alarms.count, locked: rows.count)

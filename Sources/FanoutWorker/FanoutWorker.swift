@@ -31,7 +31,8 @@ enum FanoutWorker {
     let service = FanoutService(
       store: store,
       batcher: DecisionBatcher(
-        store: store, metrics: metrics, maxConcurrent: configuration.databasePoolSize,
+        store: store, metrics: metrics,
+        maxConcurrent: min(configuration.fanoutTransactions, configuration.databasePoolSize),
         maxBatch: Self.maxBatch),
       offers: DeliveryOffers(
         store: store, nats: nats, subjects: subjects, logger: logger, metrics: metrics,

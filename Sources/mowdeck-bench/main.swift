@@ -9,7 +9,7 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 guard let which = arguments.first else {
   FileHandle.standardError.write(
     Data(
-      "usage: mowdeck-bench fanout [--rate N] [--seconds N] [--alarms N] [--replicas N]\n       mowdeck-bench photo [--photos N] [--in-flight N] [--flood N]\n       mowdeck-bench prune [--events N] [--alarms N] [--rate N]\n       mowdeck-bench apns [--pushes N] [--rate N] [--seconds N] [--camera-ms N]\n       mowdeck-bench webpush [--deliveries N] [--subscriptions N]\n       mowdeck-bench fcm [--deliveries N] [--devices N]\n       mowdeck-bench ntfy [--deliveries N] [--topics N]\n       mowdeck-bench floors [--count N]\n       mowdeck-bench pipeline [--rate N] [--seconds N] [--camera-ms N] [--timeouts-percent N] [--phones-per-second N] [--out DIR]\n       mowdeck-bench pipeline --ramp [N,N,...] [--step-seconds N] [--camera-ms N] [--timeouts-percent N] [--out DIR]\n       mowdeck-bench matrix [--seconds N] [--out DIR]\n       mowdeck-bench soak [--minutes N] [--rate N] [--out DIR]\n"
+      "usage: mowdeck-bench fanout [--rate N] [--seconds N] [--alarms N] [--replicas N]\n       mowdeck-bench photo [--photos N] [--in-flight N] [--flood N]\n       mowdeck-bench prune [--events N] [--alarms N] [--rate N]\n       mowdeck-bench apns [--pushes N] [--rate N] [--seconds N] [--camera-ms N]\n       mowdeck-bench webpush [--deliveries N] [--subscriptions N]\n       mowdeck-bench fcm [--deliveries N] [--devices N]\n       mowdeck-bench ntfy [--deliveries N] [--topics N]\n       mowdeck-bench floors [--count N]\n       mowdeck-bench pipeline [--rate N] [--seconds N] [--camera-ms N] [--timeouts-percent N] [--phones-per-second N] [--replicas N] [--out DIR]\n       mowdeck-bench pipeline --ramp [N,N,...] [--step-seconds N] [--camera-ms N] [--timeouts-percent N] [--replicas N] [--out DIR]\n       mowdeck-bench matrix [--seconds N] [--out DIR]\n       mowdeck-bench soak [--minutes N] [--rate N] [--out DIR]\n"
         .utf8))
   exit(2)
 }
@@ -63,6 +63,7 @@ func pipelineSettings() -> PipelineSettings {
   settings.cameraMs = option("camera-ms", 5000)
   settings.timeouts = Double(option("timeouts-percent", 20)) / 100
   settings.phonesPerSecond = option("phones-per-second", 10)
+  settings.replicas = option("replicas", 2)
   return settings
 }
 

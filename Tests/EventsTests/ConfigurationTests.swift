@@ -36,6 +36,7 @@ import Testing
     #expect(config.natsSubjectPrefix == "")
     #expect(config.photoMaxHeldBytes == 16 * 1_048_576)
     #expect(config.trustedProxies == .none)
+    #expect(config.fanoutTransactions == 1)
   }
 
   /// A key of 32 bytes that starts with `word`.

@@ -228,4 +228,56 @@ import Testing
     #expect(refused == 1)
     #expect(try await db.count("SELECT count(*) AS n FROM alarms") == 4)
   }
+
+  /// The replica's one decision transaction (ADR 0049) is held up by a mower locked
+  /// elsewhere for the lock timeout only: the locked mower's decision fails as an outage
+  /// (retried by its lane), and the alarms waiting behind it are decided while the lock is
+  /// still held.
+  // Without the lock timeout the others would wait for the holder, which never lets go.
+  @Test(.timeLimit(.minutes(1)))
+  func aMowerLockedElsewhereHoldsUpTheOneTransactionForTheLockTimeoutOnly() async throws {
+    let (db, store) = try await Self.directory()
+    try await db.pool.query("INSERT INTO mower_state (mower_id) VALUES ('m-1')")
+    let batcher = DecisionBatcher(
+      store: store, metrics: Metrics(), maxConcurrent: 1, maxBatch: 64)
+    let holder = try await PostgresConnection.connect(url: db.url, applicationName: "holder")
+    defer { holder.close() }
+    try await holder.execute("BEGIN; SELECT 1 FROM mower_state WHERE mower_id = 'm-1' FOR UPDATE")
+    let started = ContinuousClock.now
+    let locked = Task {
+      try await batcher.decide(Self.pending("mower_lifted", mower: "m-1", after: 0, sequence: 1))
+    }
+    let holderPID = try await holder.backendPID()
+    try await eventually(timeout: .seconds(10), "the locked decision waiting") {
+      try await db.count(
+        """
+        SELECT count(*) AS n FROM pg_stat_activity
+        WHERE pg_blocking_pids(pid) @> ARRAY[\(holderPID)::int]
+        """) > 0
+    }
+    let others = Self.mowers.dropFirst().enumerated().map { index, mower in
+      let alarm = Self.pending("mower_lifted", mower: mower, after: 0, sequence: UInt64(index + 2))
+      return Task { try await batcher.decide(alarm) }
+    }
+    for other in others { #expect(try await other.value.kind == .pushed) }
+    let waited = ContinuousClock.now - started
+    #expect(waited >= FanoutStore.lockTimeout, "\(waited)")
+    #expect(waited < FanoutStore.lockTimeout + .seconds(3), "\(waited)")
+    await #expect {
+      _ = try await locked.value
+    } throws: { error in
+      (error as? DatabaseError)?.sqlState == "55P03"
+        && (error as? DatabaseError)?.failureClass == .outage
+    }
+    // Still held: the others did not wait for the holder.
+    #expect(
+      try await db.count(
+        "SELECT count(*) AS n FROM pg_stat_activity WHERE pid = \(holderPID) AND state = 'idle in transaction'"
+      ) == 1)
+    try await holder.execute("COMMIT")
+    #expect(
+      try await store.decideAlone(Self.pending("mower_lifted", mower: "m-1", after: 0, sequence: 9))
+        .kind == .pushed)
+    #expect(try await db.count("SELECT count(*) AS n FROM alarms") == 5)
+  }
 }

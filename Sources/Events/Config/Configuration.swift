@@ -65,6 +65,9 @@ public struct Configuration: Sendable {
   public var natsSubjectPrefix: String
   /// How long JetStream waits for the fan-out's ack before redelivering (on a crash).
   public var fanoutAckWaitSeconds: Int
+  /// Transactions of decisions one FanoutWorker runs at once (ADR 0049); never more than
+  /// its pool has connections.
+  public var fanoutTransactions: Int
   /// Camera requests one PhotoWorker keeps in flight at once.
   public var photoMaxInFlight: Int
   /// Bytes of answered photos one PhotoWorker may hold while they wait for PostgreSQL;
@@ -150,6 +153,7 @@ public struct Configuration: Sendable {
       databasePoolSize: try reader.positive("MOWDECK_DATABASE_POOL_SIZE", 4),
       natsSubjectPrefix: try reader.string("MOWDECK_NATS_SUBJECT_PREFIX") ?? "",
       fanoutAckWaitSeconds: try reader.positive("MOWDECK_FANOUT_ACK_WAIT_SECONDS", 10),
+      fanoutTransactions: try reader.positive("MOWDECK_FANOUT_TRANSACTIONS", 1),
       photoMaxInFlight: try reader.positive("MOWDECK_PHOTO_MAX_IN_FLIGHT", 1000),
       photoMaxHeldBytes: try reader.atLeast(
         "MOWDECK_PHOTO_MAX_HELD_BYTES", 16 * 1_048_576, minimum: ImageLimits.largestPhotoBytes,

@@ -83,12 +83,20 @@ public actor DatabasePool {
   /// Runs `body` in one transaction on the connection's own thread: committed when it
   /// returns, rolled back when it throws. `body` is synchronous on purpose: a transaction
   /// never waits for anything but its own statements (no camera, no APNs inside).
+  ///
+  /// With `lockTimeout`, a statement of the transaction that waits longer than that for a
+  /// lock fails (SQLSTATE 55P03, an outage to retry) instead of waiting for as long as the
+  /// holder keeps it; it is set with the BEGIN, in the same round trip.
   public nonisolated func withTransaction<T: Sendable>(
-    _ body: @escaping @Sendable (Transaction) throws -> T
+    lockTimeout: Duration? = nil, _ body: @escaping @Sendable (Transaction) throws -> T
   ) async throws -> T {
-    try await withConnection { connection in
+    let begin =
+      lockTimeout.map {
+        "BEGIN; SET LOCAL lock_timeout = '\(max(1, Int(($0.seconds * 1000).rounded())))ms'"
+      } ?? "BEGIN"
+    return try await withConnection { connection in
       try await connection.perform { tx in
-        try tx.connection.executeOnQueue("BEGIN")
+        try tx.connection.executeOnQueue(begin)
         do {
           let value = try body(tx)
           try tx.connection.executeOnQueue("COMMIT")
