@@ -56,6 +56,21 @@ import Testing
       storedAt: occurred.addingTimeInterval(0.5))
   }
 
+  /// Waits until a statement is blocked by `holder`'s locks; answers the holder's backend.
+  static func waitUntilBlocked(by holder: PostgresConnection, in db: TestDatabase) async throws
+    -> Int
+  {
+    let holderPID = try await holder.backendPID()
+    try await eventually(timeout: .seconds(10), "a decision waiting on the holder's lock") {
+      try await db.count(
+        """
+        SELECT count(*) AS n FROM pg_stat_activity
+        WHERE pg_blocking_pids(pid) @> ARRAY[\(holderPID)::int]
+        """) > 0
+    }
+    return holderPID
+  }
+
   /// Three rounds over the five mowers: thefts (pushed, photos), thefts again within the
   /// cooldown (suppressed) and errors (pushed, the photo interval over).
   static let rounds: [(kind: String, after: Double)] = [
@@ -180,14 +195,7 @@ import Testing
     let first = Task {
       try await batcher.decide(Self.pending("mower_lifted", mower: "m-1", after: 0, sequence: 1))
     }
-    let holderPID = try await holder.backendPID()
-    try await eventually(timeout: .seconds(10), "the first decision waiting on the lock") {
-      try await db.count(
-        """
-        SELECT count(*) AS n FROM pg_stat_activity
-        WHERE pg_blocking_pids(pid) @> ARRAY[\(holderPID)::int]
-        """) > 0
-    }
+    _ = try await Self.waitUntilBlocked(by: holder, in: db)
     var queued: [Task<FanoutOutcome, any Error>] = []
     for (index, mower) in Self.mowers.dropFirst().enumerated() {
       let alarm = Self.pending("mower_lifted", mower: mower, after: 0, sequence: UInt64(index + 2))
@@ -247,14 +255,7 @@ import Testing
     let locked = Task {
       try await batcher.decide(Self.pending("mower_lifted", mower: "m-1", after: 0, sequence: 1))
     }
-    let holderPID = try await holder.backendPID()
-    try await eventually(timeout: .seconds(10), "the locked decision waiting") {
-      try await db.count(
-        """
-        SELECT count(*) AS n FROM pg_stat_activity
-        WHERE pg_blocking_pids(pid) @> ARRAY[\(holderPID)::int]
-        """) > 0
-    }
+    let holderPID = try await Self.waitUntilBlocked(by: holder, in: db)
     let others = Self.mowers.dropFirst().enumerated().map { index, mower in
       let alarm = Self.pending("mower_lifted", mower: mower, after: 0, sequence: UInt64(index + 2))
       return Task { try await batcher.decide(alarm) }
