@@ -4,9 +4,9 @@
 #   scripts/bench.sh webpush [--deliveries 5000] [--subscriptions 100]
 #   scripts/bench.sh fcm [--deliveries 5000] [--devices 100]
 #   scripts/bench.sh ntfy [--deliveries 5000] [--topics 100]
-#   scripts/bench.sh pipeline [--rate 100] [--seconds 30] [--camera-ms 5000] [--out DIR]
+#   scripts/bench.sh pipeline [--rate 100] [--seconds 30] [--camera-ms 5000] [--replicas 2] [--out DIR]
 #   scripts/bench.sh pipeline --ramp [100,250,500,750,1000,1500,2000] [--step-seconds 30]
-#       [--camera-ms 5000]   one stack at rising rates; marks the highest it sustains
+#       [--camera-ms 5000] [--replicas 2]   one stack at rising rates; marks the highest it sustains
 # (mowdeck-bench without arguments lists every benchmark and option.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
