@@ -96,12 +96,12 @@ final class BehaviourTable {
     guard let data = FileManager.default.contents(atPath: path) else {
       throw SandboxError(.unreadableFile(path: path))
     }
-    guard let object = JSON.object(from: data) else {
+    guard let object = try? WireCoding.decode([String: JSONValue].self, from: Array(data)) else {
       throw SandboxError(.badBehaviourFile(path: path), detail: "not a JSON object")
     }
     var table: [String: Behaviour] = [:]
     for (token, value) in object {
-      guard let spec = value as? String else {
+      guard case .string(let spec) = value else {
         throw SandboxError(
           .badBehaviourFile(path: path), detail: "the value for \(token) is not a string")
       }

@@ -74,11 +74,11 @@ final class ProviderTokenVerifier {
     let parts = token.split(separator: ".", omittingEmptySubsequences: false)
     guard parts.count == 3, let headerBytes = Base64URL.decode(String(parts[0])),
       let claimBytes = Base64URL.decode(String(parts[1])),
-      let header = JSON.object(from: headerBytes), let body = JSON.object(from: claimBytes)
+      let header = try? WireCoding.decode(TokenHeader.self, from: headerBytes),
+      let body = try? WireCoding.decode(TokenBody.self, from: claimBytes)
     else { return Outcome(reason: .invalidProviderToken) }
     let claims = ProviderTokenClaims(
-      algorithm: header["alg"] as? String, keyID: header["kid"] as? String,
-      issuer: body["iss"] as? String, issuedAt: Self.integer(body["iat"]))
+      algorithm: header.alg, keyID: header.kid, issuer: body.iss, issuedAt: body.iat)
     guard claims.algorithm == "ES256", claims.keyID == keyID, claims.issuer == teamID,
       claims.issuedAt != nil, let signature = Base64URL.decode(String(parts[2])),
       publicKey.verify(
@@ -87,10 +87,35 @@ final class ProviderTokenVerifier {
     else { return Outcome(reason: .invalidProviderToken, claims: claims) }
     return Outcome(reason: nil, claims: claims)
   }
+}
 
-  /// A JSON integer; not a fraction, a string or a boolean (`JSON.value` reads those as
-  /// `Double`, `String` and `Bool`).
-  private static func integer(_ value: Any?) -> Int64? {
-    JSON.integer(value).map(Int64.init)
+/// A provider token's JOSE header. Each field reads as what it should be or not at all (a
+/// number for `alg`, say), so the checks refuse the token while the record still shows the
+/// fields that did read; a header that is no JSON object does not read.
+private struct TokenHeader: Decodable {
+  var alg: String?
+  var kid: String?
+
+  private enum CodingKeys: String, CodingKey { case alg, kid }
+
+  init(from decoder: any Decoder) throws {
+    let fields = try decoder.container(keyedBy: CodingKeys.self)
+    alg = try? fields.decode(String.self, forKey: .alg)
+    kid = try? fields.decode(String.self, forKey: .kid)
+  }
+}
+
+/// A provider token's claims, read the same way: `iat` only as a JSON integer (not a
+/// fraction, a string or a boolean).
+private struct TokenBody: Decodable {
+  var iss: String?
+  var iat: Int64?
+
+  private enum CodingKeys: String, CodingKey { case iss, iat }
+
+  init(from decoder: any Decoder) throws {
+    let fields = try decoder.container(keyedBy: CodingKeys.self)
+    iss = try? fields.decode(String.self, forKey: .iss)
+    iat = try? fields.decode(Int64.self, forKey: .iat)
   }
 }

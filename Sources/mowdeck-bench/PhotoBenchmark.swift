@@ -111,11 +111,21 @@ struct PhotoBenchmark {
     // Outcomes that found their reservation ended or taken over: a lease that lapsed.
     var stale = 0
     for line in worker.log.split(separator: "\n") where line.contains("\"photo outcome\"") {
-      guard let object = JSON.object(from: Array(line.utf8)) else { continue }
-      if let micros = object["store_us"] as? Int { samples.add(Double(micros) / 1_000_000) }
-      if object["outcome"] as? String == "store_overloaded" { shed += 1 }
-      if object["stored"] as? Bool == false { stale += 1 }
+      guard let outcome = try? WireCoding.decode(PhotoOutcomeLine.self, from: Array(line.utf8))
+      else { continue }
+      if let micros = outcome.store_us { samples.add(Double(micros) / 1_000_000) }
+      if outcome.outcome == "store_overloaded" { shed += 1 }
+      if outcome.stored == false { stale += 1 }
     }
     return (samples, wall, rss, shed, stale)
   }
+}
+
+/// The fields of the PhotoWorker's "photo outcome" log line that the benchmark counts.
+private struct PhotoOutcomeLine: Decodable {
+  // The log's own field names.
+  // swift-format-ignore: AlwaysUseLowerCamelCase
+  var store_us: Int?
+  var outcome: String?
+  var stored: Bool?
 }

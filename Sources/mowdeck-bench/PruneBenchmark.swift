@@ -126,12 +126,18 @@ struct PruneBenchmark {
   /// The duration the PruneWorker logged for one step of its pass.
   static func seconds(of step: String, in log: String) -> Double {
     for line in log.split(separator: "\n") {
-      if let object = JSON.object(from: Array(line.utf8)),
-        object["msg"] as? String == "\(step) pruned", let seconds = JSON.number(object["seconds"])
+      if let logged = try? WireCoding.decode(PruneStepLine.self, from: Array(line.utf8)),
+        logged.msg == "\(step) pruned", let seconds = logged.seconds
       {
         return seconds
       }
     }
     return .nan
   }
+}
+
+/// The fields of a PruneWorker log line that say how long one step of its pass took.
+private struct PruneStepLine: Decodable {
+  var msg: String?
+  var seconds: Double?
 }
