@@ -11,7 +11,7 @@ struct FanoutStore: Sendable {
   let subjects: Subjects
   let eventLog = EventLog()
   /// Shut by `DeliveryOffers` when the APNs stage refuses an offer.
-  let handoffGate = HandoffGate()
+  var handoffGate = HandoffGate()
 
   func handle(
     subject: String, payload: [UInt8], streamSequence: UInt64, receivedAt: Date, storedAt: Date

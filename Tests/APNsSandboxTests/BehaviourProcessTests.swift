@@ -31,12 +31,12 @@ struct BehaviourProcessTests {
       let reply = try await Curl.send(push, to: sandbox)
       #expect(reply.httpVersion == "2")
       #expect(reply.status == status)
-      #expect(reply.json["reason"] as? String == reason)
-      #expect((reply.json["timestamp"] as? NSNumber)?.int64Value == timestamp)
+      #expect(reply.json["reason"]?.string == reason)
+      #expect(reply.json["timestamp"]?.integer.map(Int64.init) == timestamp)
       let line = try #require(try sandbox.records().first)
-      #expect(line["status"] as? Int == status)
-      #expect(line["reason"] as? String == reason)
-      #expect(line["behaviour"] as? String == spec)
+      #expect(line["status"]?.integer == status)
+      #expect(line["reason"]?.string == reason)
+      #expect(line["behaviour"]?.string == spec)
       // Other tokens are not affected.
       #expect(try await Curl.send(Push(), to: sandbox).status == 200)
     }
@@ -48,7 +48,7 @@ struct BehaviourProcessTests {
       let reply = try await Curl.send(push, to: sandbox)
       let after = Int64(Date().timeIntervalSince1970 * 1000)
       #expect(reply.status == 410)
-      let timestamp = try #require((reply.json["timestamp"] as? NSNumber)?.int64Value)
+      let timestamp = try #require(reply.json["timestamp"]?.integer.map(Int64.init))
       #expect((before - 1000...after).contains(timestamp))
     }
   }
@@ -57,7 +57,7 @@ struct BehaviourProcessTests {
     try await withSandbox(behaviour("500x1")) { sandbox in
       let bad = try await Curl.send(push.with("apns-topic", "app.other"), to: sandbox)
       #expect(bad.status == 400)
-      #expect(bad.json["reason"] as? String == "BadTopic")
+      #expect(bad.json["reason"]?.string == "BadTopic")
       // The invalid request did not use up the counted behaviour.
       #expect(try await Curl.send(push, to: sandbox).status == 500)
     }
@@ -68,7 +68,7 @@ struct BehaviourProcessTests {
       let replies = try await Curl.send(push, to: sandbox, count: 4)
       #expect(replies.map(\.status) == [500, 500, 200, 200])
       let records = try sandbox.records()
-      #expect(records.map { $0["behaviour"] as? String } == ["500x2", "500x2", nil, nil])
+      #expect(records.map { $0["behaviour"]?.string } == ["500x2", "500x2", nil, nil])
     }
   }
 
@@ -90,7 +90,7 @@ struct BehaviourProcessTests {
       let replies = try await Curl.send(push, to: sandbox, count: 3)
       #expect(replies.map(\.status) == [200, 200, 200])
       #expect(replies.allSatisfy { $0.httpVersion == "2" })
-      let connections = try sandbox.records().map { $0["connection"] as? Int }
+      let connections = try sandbox.records().map { $0["connection"]?.integer }
       #expect(connections.count == 3)
       #expect(connections[0] != connections[1])
       #expect(connections[1] == connections[2])
@@ -108,10 +108,10 @@ struct BehaviourProcessTests {
       #expect(retried.status == 200)
       let records = try sandbox.records()
       try #require(records.count == 2)
-      #expect(records[0]["outcome"] as? String == "refused")
-      #expect(records[0]["status"] is NSNull)
-      #expect(records[1]["outcome"] as? String == "answered")
-      #expect(records[0]["connection"] as? Int != records[1]["connection"] as? Int)
+      #expect(records[0]["outcome"]?.string == "refused")
+      #expect(records[0]["status"]?.isNull == true)
+      #expect(records[1]["outcome"]?.string == "answered")
+      #expect(records[0]["connection"]?.integer != records[1]["connection"]?.integer)
     }
   }
 
@@ -122,7 +122,7 @@ struct BehaviourProcessTests {
   @Test func requestsBeyondAGoawayAreNotHandled() async throws {
     try await withSandbox(behaviour("goaway")) { sandbox in
       let replies = try await Curl.send(push, to: sandbox, count: 20, parallel: true)
-      let answered = try sandbox.records().filter { $0["outcome"] as? String == "answered" }
+      let answered = try sandbox.records().filter { $0["outcome"]?.string == "answered" }
       let seen = replies.filter { $0.status == 200 }
       #expect(!seen.isEmpty)
       #expect(answered.count == seen.count, "answers recorded against answers curl saw")
@@ -136,7 +136,7 @@ struct BehaviourProcessTests {
       #expect(dropped.status == 0)
       #expect(try await Curl.send(push, to: sandbox).status == 200)
       let records = try sandbox.records()
-      #expect(records.map { $0["outcome"] as? String } == ["dropped", "answered"])
+      #expect(records.map { $0["outcome"]?.string } == ["dropped", "answered"])
     }
   }
 

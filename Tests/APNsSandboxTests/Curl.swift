@@ -1,4 +1,5 @@
 import Foundation
+import Infrastructure
 import Testing
 
 /// One push as the test wants it sent: valid unless the test changes something.
@@ -50,8 +51,8 @@ struct CurlReply {
   var error: String
 
   /// The body's JSON object, or an empty one.
-  var json: [String: Any] {
-    (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any] ?? [:]
+  var json: [String: JSONValue] {
+    JSON.object(from: Array(body.utf8)) ?? [:]
   }
 }
 

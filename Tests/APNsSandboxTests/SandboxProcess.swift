@@ -1,4 +1,5 @@
 import Foundation
+import Infrastructure
 import TestSupport
 
 @testable import APNsSandbox
@@ -51,8 +52,8 @@ final class SandboxProcess {
     while ContinuousClock.now < deadline {
       let text = (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? ""
       if let line = text.split(separator: "\n").first(where: { $0.contains("\"listening\"") }),
-        let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-        let port = object["port"] as? Int
+        let object = JSON.object(from: Array(line.utf8)),
+        let port = object["port"]?.integer
       {
         return SandboxProcess(
           pki: pki, port: port, directory: directory.path, process: process)
@@ -104,9 +105,9 @@ final class SandboxProcess {
   var recordText: String { (try? String(contentsOfFile: recordFile, encoding: .utf8)) ?? "" }
 
   /// The record file's lines, parsed.
-  func records() throws -> [[String: Any]] {
+  func records() throws -> [[String: JSONValue]] {
     try recordText.split(separator: "\n").map { line in
-      guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+      guard let object = JSON.object(from: Array(line.utf8))
       else { throw HarnessFailure("a record line is not a JSON object: \(line)") }
       return object
     }

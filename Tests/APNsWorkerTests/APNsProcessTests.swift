@@ -28,7 +28,7 @@ import Testing
       try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
       record = scratch.appendingPathComponent("pushes.jsonl")
       behaviours = scratch.appendingPathComponent("behaviours.json")
-      try Data(JSON.encode(table).utf8).write(to: behaviours)
+      try Data(JSON.encode(table.mapValues(JSONValue.string)).utf8).write(to: behaviours)
       environment = try WorkerProcess.environment(database: db, subjectPrefix: prefix)
       let harness = try await APNsSandboxHarness.start(
         environment: environment, record: record, behaviourFile: behaviours)
@@ -69,8 +69,10 @@ import Testing
       let id = UUID()
       let publisher = try await AlarmPublisher(nats: nats, subjects: subjects, pool: db.pool)
       let payload = JSON.encode([
-        "event_id": id.uuidString.lowercased(), "mower_id": mower, "kind": kind,
-        "occurred_at": Timestamp.format(Date()), "mower_name": "Robbie", "reason": "trapped",
+        "event_id": .string(id.uuidString.lowercased()), "mower_id": .string(mower),
+        "kind": .string(kind),
+        "occurred_at": .string(Timestamp.format(Date())), "mower_name": "Robbie",
+        "reason": "trapped",
       ])
       _ = try await publisher.publishAndWait(
         subject: subjects.alarm(mowerID: mower), payload: Array(payload.utf8), timeout: .seconds(20)
@@ -78,7 +80,7 @@ import Testing
       return id
     }
 
-    func pushes() -> [[String: Any]] {
+    func pushes() -> [[String: JSONValue]] {
       let text = (try? String(contentsOf: record, encoding: .utf8)) ?? ""
       return text.split(separator: "\n").compactMap { JSON.object(from: Array($0.utf8)) }
     }
@@ -157,7 +159,7 @@ import Testing
     let pushes = stack.pushes()
     #expect(pushes.count >= 9 + 1 + 2 + 1)
     let collapse = Set(
-      pushes.compactMap { ($0["headers"] as? [String: Any])?["apns-collapse-id"] as? String })
+      pushes.compactMap { ($0["headers"]?.object)?["apns-collapse-id"]?.string })
     #expect(collapse.count == 1)
   }
 
@@ -175,10 +177,10 @@ import Testing
     try await eventually(timeout: .seconds(30), "the push") { try await stack.queued() == 0 }
     let pushes = stack.pushes()
     let urls = pushes.compactMap {
-      (($0["payload"] as? [String: Any])?["image_url"] as? String)
+      (($0["payload"]?.object)?["image_url"]?.string)
     }
     try #require(urls.count == 3)
-    let sent = pushes.compactMap { ($0["time"] as? String).flatMap(Timestamp.parse) }
+    let sent = pushes.compactMap { ($0["time"]?.string).flatMap(Timestamp.parse) }
     try #require(sent.count == urls.count)
     let signer = ImageURLSigner(key: Array(Self.secret.utf8))
     for (url, sentAt) in zip(urls, sent) {
@@ -209,9 +211,9 @@ import Testing
     _ = try await stack.alarm(kind: "battery_low")
     try await eventually(timeout: .seconds(20), "the push") { try await stack.queued() == 0 }
     let push = try #require(stack.pushes().first)
-    let payload = try #require(push["payload"] as? [String: Any])
+    let payload = try #require(push["payload"]?.object)
     #expect(payload["image_url"] == nil)
-    #expect((payload["aps"] as? [String: Any])?["mutable-content"] == nil)
+    #expect((payload["aps"]?.object)?["mutable-content"] == nil)
   }
 
   /// An operator finds the HTTP/2 loop by name in `top -H` or gdb.
@@ -257,8 +259,8 @@ import Testing
     let pushes = stack.pushes()
     var byToken: [String: Set<String>] = [:]
     for push in pushes {
-      guard let token = push["token"] as? String,
-        let collapse = (push["headers"] as? [String: Any])?["apns-collapse-id"] as? String
+      guard let token = push["token"]?.string,
+        let collapse = (push["headers"]?.object)?["apns-collapse-id"]?.string
       else { continue }
       byToken[token, default: []].insert(collapse)
     }
@@ -295,7 +297,7 @@ import Testing
     }
     #expect(try await stack.state(ofTokenPrefix: "not-a-token").reason == "bad_token_format")
     #expect(stack.pushes().count == 1)
-    #expect(!stack.pushes().contains { ($0["token"] as? String)?.contains("not-a") == true })
+    #expect(!stack.pushes().contains { ($0["token"]?.string)?.contains("not-a") == true })
   }
 
   /// A handoff is pushed at once, without a claim: the 10-minute lease keeps every claim
@@ -349,7 +351,7 @@ import Testing
     #expect(answer.withLock { $0 } == "taken")
     try await eventually(timeout: .seconds(10), "both pushes") { try await stack.queued() == 0 }
     #expect(
-      Set(stack.pushes().compactMap { $0["token"] as? String }) == [Self.token(5), Self.token(6)])
+      Set(stack.pushes().compactMap { $0["token"]?.string }) == [Self.token(5), Self.token(6)])
     let sent = try await stack.db.pool.query(
       "SELECT data->>'attempt' AS attempt FROM events WHERE type = 'delivery.sent'")
     #expect(try sent.map { try $0.string("attempt") } == ["1", "1"])
@@ -389,7 +391,7 @@ import Testing
     }
     _ = try await stack.alarm()
     try await eventually(timeout: .seconds(30), "the push") { try await stack.queued() == 0 }
-    #expect(stack.pushes().filter { $0["token"] as? String == token }.count == 1)
+    #expect(stack.pushes().filter { $0["token"]?.string == token }.count == 1)
     let sent = try await stack.db.pool.query(
       "SELECT data->>'attempt' AS attempt FROM events WHERE type = 'delivery.sent'")
     #expect(try sent.map { try $0.string("attempt") } == ["1"])

@@ -27,7 +27,7 @@ import Testing
     return try! ClaimedDelivery(row: Row(columns: columns, values: values))
   }
 
-  func object(_ payload: PushPayload) throws -> [String: Any] {
+  func object(_ payload: PushPayload) throws -> [String: JSONValue] {
     try #require(JSON.object(from: payload.body))
   }
 
@@ -37,14 +37,14 @@ import Testing
       delivery: delivery, signer: signer, origin: "https://owner.example", ttlSeconds: 600, now: now
     )
     let json = try object(payload)
-    let aps = try #require(json["aps"] as? [String: Any])
-    #expect(aps["mutable-content"] as? Int == 1)
-    #expect(aps["sound"] as? String == "default")
-    let alert = try #require(aps["alert"] as? [String: Any])
-    #expect(alert["title"] as? String == "Robbie needs help")
-    #expect(alert["body"] as? String == "The mower is trapped and cannot move.")
-    #expect(json["notification_id"] as? String == delivery.notificationID.uuidString.lowercased())
-    let text = try #require(json["image_url"] as? String)
+    let aps = try #require(json["aps"]?.object)
+    #expect(aps["mutable-content"]?.integer == 1)
+    #expect(aps["sound"]?.string == "default")
+    let alert = try #require(aps["alert"]?.object)
+    #expect(alert["title"]?.string == "Robbie needs help")
+    #expect(alert["body"]?.string == "The mower is trapped and cannot move.")
+    #expect(json["notification_id"]?.string == delivery.notificationID.uuidString.lowercased())
+    let text = try #require(json["image_url"]?.string)
     let url = try #require(URLComponents(string: text))
     #expect(url.scheme == "https")
     #expect(url.host == "owner.example")
@@ -84,7 +84,7 @@ import Testing
       origin: hasOrigin ? "https://o.example" : nil, ttlSeconds: 600, now: now)
     let json = try object(payload)
     #expect(json["image_url"] == nil)
-    #expect((json["aps"] as? [String: Any])?["mutable-content"] == nil)
+    #expect((json["aps"]?.object)?["mutable-content"] == nil)
     #expect(payload.imageURL == nil)
   }
 
@@ -99,15 +99,15 @@ import Testing
       delivery: delivery, signer: signer, origin: "https://owner.example", ttlSeconds: 600, now: now
     )
     let json = try object(payload)
-    let alert = try #require((json["aps"] as? [String: Any])?["alert"] as? [String: Any])
+    let alert = try #require((json["aps"]?.object)?["alert"]?.object)
     // The photo and the id are never touched.
     #expect(payload.imageURL != nil)
-    #expect(json["image_url"] as? String == payload.imageURL)
-    #expect(json["notification_id"] as? String == delivery.notificationID.uuidString.lowercased())
-    #expect((json["aps"] as? [String: Any])?["mutable-content"] as? Int == 1)
+    #expect(json["image_url"]?.string == payload.imageURL)
+    #expect(json["notification_id"]?.string == delivery.notificationID.uuidString.lowercased())
+    #expect((json["aps"]?.object)?["mutable-content"]?.integer == 1)
     return (
-      payload, delivery, try #require(alert["title"] as? String),
-      try #require(alert["body"] as? String)
+      payload, delivery, try #require(alert["title"]?.string),
+      try #require(alert["body"]?.string)
     )
   }
 

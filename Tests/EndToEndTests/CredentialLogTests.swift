@@ -49,8 +49,9 @@ extension EndToEndTests {
       let publisher = try await AlarmPublisher(nats: nats, subjects: base.subjects, pool: db.pool)
       let id = UUID()
       let payload = JSON.encode([
-        "event_id": id.uuidString.lowercased(), "mower_id": "m-7-0008", "kind": "mower_lifted",
-        "occurred_at": Timestamp.format(Date()),
+        "event_id": .string(id.uuidString.lowercased()), "mower_id": "m-7-0008",
+        "kind": "mower_lifted",
+        "occurred_at": .string(Timestamp.format(Date())),
       ])
       let decided = try await publisher.publishAndWait(
         subject: base.subjects.alarm(mowerID: "m-7-0008"), payload: Array(payload.utf8),

@@ -20,11 +20,11 @@ struct Invariants {
     }
     var collapseByToken: [String: Set<String>] = [:]
     var notificationsPushed: Set<String> = []
-    for push in stack.pushes() where push["status"] as? Int == 200 {
-      guard let token = push["token"] as? String,
-        let collapse = (push["headers"] as? [String: Any])?["apns-collapse-id"] as? String,
-        let payload = push["payload"] as? [String: Any],
-        let notification = payload["notification_id"] as? String
+    for push in stack.pushes() where push["status"]?.integer == 200 {
+      guard let token = push["token"]?.string,
+        let collapse = (push["headers"]?.object)?["apns-collapse-id"]?.string,
+        let payload = push["payload"]?.object,
+        let notification = payload["notification_id"]?.string
       else { continue }
       #expect(collapse == notification)
       collapseByToken[token + " " + notification, default: []].insert(collapse)
@@ -55,8 +55,8 @@ struct Invariants {
     let port = try await listeningPort(of: serve)
     var urls: [String: String] = [:]
     for push in stack.pushes() {
-      if let payload = push["payload"] as? [String: Any], let url = payload["image_url"] as? String,
-        let notification = payload["notification_id"] as? String
+      if let payload = push["payload"]?.object, let url = payload["image_url"]?.string,
+        let notification = payload["notification_id"]?.string
       {
         urls[notification] = url  // the latest URL of each notification
       }
@@ -104,10 +104,10 @@ struct Invariants {
     let inbox = try runShell(
       "curl -s -H 'Authorization: Bearer \(token)' 'http://127.0.0.1:\(port)/api/v1/notifications/inbox?limit=100'"
     )
-    let items = (JSON.object(from: Array(inbox.utf8))?["items"] as? [[String: Any]]) ?? []
+    let items = (JSON.object(from: Array(inbox.utf8))?["items"]?.objects) ?? []
     #expect(!items.isEmpty)
     for item in items {
-      guard let id = (item["notification_id"] as? String).flatMap(UUID.init(uuidString:)) else {
+      guard let id = (item["notification_id"]?.string).flatMap(UUID.init(uuidString:)) else {
         continue
       }
       let stored = try await db.count(
@@ -115,7 +115,7 @@ struct Invariants {
         SELECT count(*) AS n FROM notifications n JOIN notification_images i USING (image_id)
         WHERE n.notification_id = \(id) AND i.state = 'captured'
         """)
-      #expect((item["has_image"] as? Bool) == (stored == 1), "\(id)")
+      #expect((item["has_image"]?.bool) == (stored == 1), "\(id)")
     }
   }
 

@@ -174,9 +174,9 @@ private struct Scrape {
   private static func listeningPorts(of worker: WorkerProcess) -> [Int] {
     worker.log.split(separator: "\n").compactMap { line in
       guard let object = JSON.object(from: Array(line.utf8)),
-        object["msg"] as? String == "listening"
+        object["msg"]?.string == "listening"
       else { return nil }
-      return object["port"] as? Int
+      return object["port"]?.integer
     }
   }
 }
@@ -244,10 +244,10 @@ private enum QueriedMetrics {
     let data = try Data(
       contentsOf: URL(
         fileURLWithPath: TestServers.repositoryPath("deploy/observability/grafana-dashboard.json")))
-    let dashboard = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-    let panels = try #require(dashboard["panels"] as? [[String: Any]])
-    let targets = panels.flatMap { $0["targets"] as? [[String: Any]] ?? [] }
-    let expressions = ruleExpressions(alerts) + targets.compactMap { $0["expr"] as? String }
+    let dashboard = try #require(JSON.object(from: data))
+    let panels = try #require(dashboard["panels"]?.objects)
+    let targets = panels.flatMap { $0["targets"]?.objects ?? [] }
+    let expressions = ruleExpressions(alerts) + targets.compactMap { $0["expr"]?.string }
     return Set(expressions.flatMap(metricNames))
   }
 

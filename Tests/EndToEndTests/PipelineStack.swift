@@ -103,7 +103,7 @@ final class PipelineStack: @unchecked Sendable {
     try await runCommand("mowdeck", arguments, environment: environment, timeout: .seconds(600))
   }
 
-  func pushes() -> [[String: Any]] {
+  func pushes() -> [[String: JSONValue]] {
     let text = (try? String(contentsOf: record, encoding: .utf8)) ?? ""
     return text.split(separator: "\n").compactMap { JSON.object(from: Array($0.utf8)) }
   }

@@ -43,8 +43,8 @@ import Testing
   ) -> PendingAlarm {
     let occurred = t0.addingTimeInterval(seconds)
     let payload = JSON.encode([
-      "event_id": id.uuidString, "mower_id": mower, "kind": kind,
-      "occurred_at": Timestamp.format(occurred),
+      "event_id": .string(id.uuidString), "mower_id": .string(mower), "kind": .string(kind),
+      "occurred_at": .string(Timestamp.format(occurred)),
     ])
     guard
       case .success(let alarm) = IngressAlarm.parse(

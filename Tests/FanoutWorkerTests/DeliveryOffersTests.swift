@@ -21,7 +21,10 @@ import Testing
   static func offer(to worker: Worker) async throws -> (
     leased: Int, rings: Int, answer: String, gateOpen: Bool
   ) {
-    var fixture = try await FanoutStoreTests.Fixture(users: 2)
+    // A pause longer than the test, so that the gate is still shut when it is looked at
+    // however slowly the release and the doorbell went.
+    var fixture = try await FanoutStoreTests.Fixture(
+      users: 2, handoffGate: HandoffGate(pause: .seconds(120)))
     let handoff = try #require(try await fixture.send("mower_lifted", after: 0).handoff)
     let nats = try NATSClient.connect(
       url: try TestServers.natsURL(), name: "offers-tests", logger: TestServers.logger)

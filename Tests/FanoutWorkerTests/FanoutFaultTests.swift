@@ -176,8 +176,9 @@ extension FanoutProcessTests {
     static func alarm(_ id: UUID, mower: String) -> [UInt8] {
       Array(
         JSON.encode([
-          "event_id": id.uuidString.lowercased(), "mower_id": mower, "kind": "mower_lifted",
-          "occurred_at": Timestamp.format(Date()),
+          "event_id": .string(id.uuidString.lowercased()), "mower_id": .string(mower),
+          "kind": "mower_lifted",
+          "occurred_at": .string(Timestamp.format(Date())),
         ]).utf8)
     }
 

@@ -96,8 +96,8 @@ import Testing
     var without = 0
     for line in try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n") {
       let record = JSON.object(from: Array(line.utf8)) ?? [:]
-      let payload = Array((record["payload"] as? String ?? "").utf8)
-      if let id = (JSON.object(from: payload)?["event_id"] as? String).flatMap(
+      let payload = Array((record["payload"]?.string ?? "").utf8)
+      if let id = (JSON.object(from: payload)?["event_id"]?.string).flatMap(
         UUID.init(uuidString:))
       {
         ids.insert(id)

@@ -18,11 +18,11 @@ import Testing
     let store: FanoutStore
     var sequence: UInt64 = 0
 
-    init(users: Int = 1) async throws {
+    init(users: Int = 1, handoffGate: HandoffGate = HandoffGate()) async throws {
       db = try await TestDatabase.make()
       store = FanoutStore(
         pool: db.pool, rules: DecisionRules(configuration: try Configuration.load(from: [:])),
-        subjects: Subjects())
+        subjects: Subjects(), handoffGate: handoffGate)
       let directory = Directory(pool: db.pool)
       for index in 0..<users {
         try await directory.addUser(id: "u-\(index)", name: "User \(index)")
@@ -40,8 +40,8 @@ import Testing
       sequence += 1
       let occurred = FanoutStoreTests.t0.addingTimeInterval(seconds)
       let payload = JSON.encode([
-        "event_id": id.uuidString, "mower_id": mower, "kind": kind,
-        "occurred_at": Timestamp.format(occurred),
+        "event_id": .string(id.uuidString), "mower_id": .string(mower), "kind": .string(kind),
+        "occurred_at": .string(Timestamp.format(occurred)),
       ])
       return try await store.handle(
         subject: "notifications.alarms.\(mower)", payload: Array(payload.utf8),
@@ -253,8 +253,8 @@ import Testing
     let fixture = try await Fixture()
     let payload = Array(
       JSON.encode([
-        "event_id": UUID().uuidString, "mower_id": "m-1", "kind": "mower_lifted",
-        "occurred_at": Timestamp.format(Self.t0),
+        "event_id": .string(UUID().uuidString), "mower_id": "m-1", "kind": "mower_lifted",
+        "occurred_at": .string(Timestamp.format(Self.t0)),
       ]).utf8)
     let garbage = Array("not json".utf8)
     for _ in 0..<2 {
@@ -282,8 +282,8 @@ import Testing
     let fixture = try await Fixture()
     let id = UUID()
     let payload = JSON.encode([
-      "event_id": id.uuidString, "mower_id": "m-1", "kind": "mower_exploded",
-      "occurred_at": Timestamp.format(Self.t0),
+      "event_id": .string(id.uuidString), "mower_id": "m-1", "kind": "mower_exploded",
+      "occurred_at": .string(Timestamp.format(Self.t0)),
     ])
     let outcome = try await fixture.store.handle(
       subject: "notifications.alarms.m-1", payload: Array(payload.utf8), streamSequence: 1,
@@ -306,8 +306,9 @@ import Testing
         let store = index.isMultiple(of: 2) ? fixture.store : replicaB
         group.addTask {
           let payload = JSON.encode([
-            "event_id": UUID().uuidString, "mower_id": "m-1", "kind": "mower_stuck",
-            "occurred_at": Timestamp.format(Self.t0.addingTimeInterval(Double(index) * 400)),
+            "event_id": .string(UUID().uuidString), "mower_id": "m-1", "kind": "mower_stuck",
+            "occurred_at": .string(
+              Timestamp.format(Self.t0.addingTimeInterval(Double(index) * 400))),
           ])
           _ = try await store.handle(
             subject: "notifications.alarms.m-1", payload: Array(payload.utf8),

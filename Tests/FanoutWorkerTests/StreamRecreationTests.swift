@@ -81,8 +81,9 @@ extension FanoutProcessTests {
       var decided: [DecidedAlarm] = []
       for mower in mowers {
         let payload = JSON.encode([
-          "event_id": UUID().uuidString.lowercased(), "mower_id": mower, "kind": "mower_lifted",
-          "occurred_at": Timestamp.format(Date()),
+          "event_id": .string(UUID().uuidString.lowercased()), "mower_id": .string(mower),
+          "kind": "mower_lifted",
+          "occurred_at": .string(Timestamp.format(Date())),
         ])
         decided.append(
           try await publisher.publishAndWait(

@@ -48,21 +48,21 @@ import Testing
         fixture, #"{"platform": "apns", "token": "\#(String(repeating: "AB", count: 32))"}"#,
         session: session)
       #expect(apns.status == 201)
-      #expect(apns.json?["platform"] as? String == "apns")
-      #expect(apns.json?["environment"] as? String == "production")
+      #expect(apns.json?["platform"]?.string == "apns")
+      #expect(apns.json?["environment"]?.string == "production")
       let endpoint = "https://wns2-par02p.notify.windows.com/w/?token=abc"
       let webPush = try await post(fixture, Self.subscription(endpoint), session: session)
       #expect(webPush.status == 201)
-      #expect(webPush.json?["platform"] as? String == "webpush")
+      #expect(webPush.json?["platform"]?.string == "webpush")
       #expect(webPush.json?["environment"] == nil)
       let fcm = try await post(
         fixture, #"{"platform": "fcm", "token": "fcm-token_1:ABC"}"#, session: session)
       #expect(fcm.status == 201)
       let ntfy = try await post(fixture, #"{"platform": "ntfy"}"#, session: session)
       #expect(ntfy.status == 201)
-      let topic = try #require(ntfy.json?["topic"] as? String)
+      let topic = try #require(ntfy.json?["topic"]?.string)
       #expect(topic.hasPrefix("mowdeck-") && topic.count == 40)
-      #expect(ntfy.json?["subscribe_url"] as? String == "https://ntfy.example.com/\(topic)")
+      #expect(ntfy.json?["subscribe_url"]?.string == "https://ntfy.example.com/\(topic)")
 
       let rows = try await fixture.db.pool.query(
         """
@@ -78,8 +78,8 @@ import Testing
       // The same subscription again keeps its id and moves to whoever registers it.
       let other = try await fixture.session(for: "u2")
       let again = try await post(fixture, Self.subscription(endpoint), session: other)
-      #expect(again.json?["device_id"] as? String == webPush.json?["device_id"] as? String)
-      let id = try #require(webPush.json?["device_id"] as? String)
+      #expect(again.json?["device_id"]?.string == webPush.json?["device_id"]?.string)
+      let id = try #require(webPush.json?["device_id"]?.string)
       #expect(try await delete(fixture, id, session: session) == 404)
       #expect(try await delete(fixture, id, session: other) == 204)
       #expect(try await delete(fixture, id, session: other) == 404)
@@ -135,7 +135,7 @@ import Testing
       ] {
         let answer = try await post(fixture, Self.subscription(endpoint), session: session)
         #expect(answer.status == 400, "\(endpoint)")
-        #expect((answer.json?["error"] as? String)?.hasPrefix("endpoint") == true, "\(endpoint)")
+        #expect((answer.json?["error"]?.string)?.hasPrefix("endpoint") == true, "\(endpoint)")
       }
       #expect(
         try await fixture.db.count("SELECT count(*) AS n FROM devices WHERE platform = 'webpush'")
@@ -174,7 +174,7 @@ import Testing
         let answer = try await post(fixture, Self.subscription(endpoint), session: session)
         #expect(answer.status == 400, "\(endpoint)")
         #expect(
-          answer.json?["error"] as? String
+          answer.json?["error"]?.string
             == DeviceAddressError.endpointPortNotAllowed(port).description)
       }
       #expect(
@@ -238,7 +238,7 @@ import Testing
       for (body, error) in cases {
         let answer = try await post(fixture, body, session: session)
         #expect(answer.status == 400, "\(body)")
-        #expect(answer.json?["error"] as? String == error, "\(body)")
+        #expect(answer.json?["error"]?.string == error, "\(body)")
       }
       #expect(try await fixture.db.count("SELECT count(*) AS n FROM devices") == 0)
       #expect(try await post(fixture, Self.subscription(endpoint), session: session).status == 201)

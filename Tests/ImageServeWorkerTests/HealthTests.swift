@@ -19,8 +19,8 @@ import Testing
         response = try await fixture.monitoring("/healthz")
         return response?.status == 200
       }
-      #expect(response?.json?["postgres"] as? String == "ok")
-      #expect(response?.json?["nats"] as? String == "ok")
+      #expect(response?.json?["postgres"]?.string == "ok")
+      #expect(response?.json?["nats"]?.string == "ok")
     }
   }
 
@@ -52,8 +52,8 @@ import Testing
         .status == 503)
       let health = try await fixture.monitoring("/healthz")
       #expect(health.status == 503)
-      #expect(health.json?["postgres"] as? String == "unreachable")
-      #expect(health.json?["nats"] as? String == "ok")
+      #expect(health.json?["postgres"]?.string == "unreachable")
+      #expect(health.json?["nats"]?.string == "ok")
     }
   }
 

@@ -26,7 +26,7 @@ import Testing
       port =
         worker.log.split(separator: "\n").lazy
         .compactMap { JSON.object(from: Array($0.utf8)) }
-        .first { $0["msg"] as? String == "listening" }?["port"] as? Int
+        .first { $0["msg"]?.string == "listening" }?["port"]?.integer
       return port != nil
     }
     return try #require(port)

@@ -143,9 +143,9 @@ import Testing
         """)
       #expect(data.count == 2)
       let first = try #require(JSON.object(from: Array(try data[0].string("data").utf8)))
-      #expect(first["bytes"] as? Int == TestPhotos.small.count)
-      #expect(first["route"] as? String == "push")
-      #expect(first["image_id"] as? String == alarm.imageID?.uuidString.lowercased())
+      #expect(first["bytes"]?.integer == TestPhotos.small.count)
+      #expect(first["route"]?.string == "push")
+      #expect(first["image_id"]?.string == alarm.imageID?.uuidString.lowercased())
       let text = try data.map { try $0.string("data") }.joined()
       #expect(!text.contains("s="), "no signature in the event log")
     }

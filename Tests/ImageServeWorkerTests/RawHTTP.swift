@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Infrastructure
 
 /// A response as read off the wire.
 struct RawResponse: Sendable {
@@ -9,9 +10,7 @@ struct RawResponse: Sendable {
   let body: [UInt8]
 
   var text: String { String(decoding: body, as: UTF8.self) }
-  var json: [String: Any]? {
-    (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
-  }
+  var json: [String: JSONValue]? { JSON.object(from: body) }
 }
 
 struct RawHTTPError: Error, CustomStringConvertible {

@@ -19,7 +19,7 @@ import Testing
       let health = try await fixture.get("/healthz")
       #expect(health.status == 200)
       #expect(health.json?.keys.sorted() == ["status"])
-      #expect(health.json?["status"] as? String == "ok")
+      #expect(health.json?["status"]?.string == "ok")
     }
   }
 
@@ -30,8 +30,8 @@ import Testing
         try await fixture.monitoring("/readyz").status == 200
       }
       let ready = try await fixture.monitoring("/readyz")
-      #expect(ready.json?["postgres"] as? String == "ok")
-      #expect(ready.json?["nats"] as? String == "ok")
+      #expect(ready.json?["postgres"]?.string == "ok")
+      #expect(ready.json?["nats"]?.string == "ok")
       _ = try await fixture.get("/nothing-here")
       let metrics = try await fixture.monitoring("/metrics")
       #expect(metrics.status == 200)
@@ -49,7 +49,7 @@ import Testing
       #expect(try await fixture.get("/healthz").status == 200)
       let ready = try await fixture.monitoring("/readyz")
       #expect(ready.status == 503)
-      #expect(ready.json?["postgres"] as? String == "unreachable")
+      #expect(ready.json?["postgres"]?.string == "unreachable")
     }
   }
 

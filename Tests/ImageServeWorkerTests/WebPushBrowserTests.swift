@@ -29,7 +29,7 @@ import Testing
     try await ServeFixture.with(settings) { fixture in
       let answer = try await fixture.get(WebPushKeyRoute.pattern)
       #expect(answer.status == 200)
-      let key = try #require(answer.json?["public_key"] as? String)
+      let key = try #require(answer.json?["public_key"]?.string)
       #expect(Base64URL.decode(key) == expected)
     }
     try await ServeFixture.with { fixture in

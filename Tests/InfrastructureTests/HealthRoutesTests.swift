@@ -8,7 +8,7 @@ import Testing
 @Suite struct HealthRoutesTests {
   private struct Answer {
     let status: Int
-    let body: [String: Any]
+    let body: [String: JSONValue]
   }
 
   /// A GET by curl (HTTPClient only posts, as pushes do).
@@ -18,8 +18,7 @@ import Testing
     let lines = output.split(separator: "\n")
     let status = Int(lines.last ?? "") ?? 0
     let body = lines.dropLast().joined(separator: "\n")
-    let object = (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any]
-    return Answer(status: status, body: object ?? [:])
+    return Answer(status: status, body: JSON.object(from: Array(body.utf8)) ?? [:])
   }
 
   private func endpoint(databaseURL: String, progress: StageProgress?, metrics: Metrics)
@@ -38,16 +37,16 @@ import Testing
     let server = try endpoint(databaseURL: db.url, progress: progress, metrics: metrics)
     let live = try await get(server.port, "/livez")
     #expect(live.status == 200)
-    #expect(live.body["progress"] as? String == "ok" && live.body["stage"] as? String == "fanout")
+    #expect(live.body["progress"]?.string == "ok" && live.body["stage"]?.string == "fanout")
     #expect(live.body["postgres"] == nil, "liveness must not ask PostgreSQL")
     progress.waiting(3, oldestAgeSeconds: 1)
     try await Task.sleep(for: .milliseconds(120))
     let stalled = try await get(server.port, "/livez")
     #expect(stalled.status == 503)
-    #expect((stalled.body["progress"] as? String)?.hasPrefix("stalled for") == true)
+    #expect((stalled.body["progress"]?.string)?.hasPrefix("stalled for") == true)
     let ready = try await get(server.port, "/readyz")
     #expect(ready.status == 200)
-    #expect(ready.body["postgres"] as? String == "ok" && ready.body["progress"] == nil)
+    #expect(ready.body["postgres"]?.string == "ok" && ready.body["progress"] == nil)
     #expect(try await get(server.port, "/healthz").status == 503)
     await server.stop()
   }
@@ -60,10 +59,10 @@ import Testing
     #expect(try await get(server.port, "/livez").status == 200)
     let ready = try await get(server.port, "/readyz")
     #expect(ready.status == 503)
-    #expect(ready.body["status"] as? String == "unavailable")
-    #expect(ready.body["postgres"] as? String == "unreachable")
+    #expect(ready.body["status"]?.string == "unavailable")
+    #expect(ready.body["postgres"]?.string == "unreachable")
     let health = try await get(server.port, "/healthz")
-    #expect(health.status == 503 && health.body["progress"] as? String == "ok")
+    #expect(health.status == 503 && health.body["progress"]?.string == "ok")
     await server.stop()
   }
 }

@@ -29,12 +29,29 @@ import Testing
     #expect(Self.canonical(ours) == Self.canonical(theirs))
   }
 
-  /// One text for a value from either parser: numbers as Doubles, booleans apart from
-  /// them (Foundation gives both as NSNumber), keys sorted.
+  /// One text for a value of ours, to compare with `JSONSerialization`'s: numbers as
+  /// Doubles, keys sorted.
+  static func canonical(_ value: JSONValue) -> String {
+    switch value {
+    case .string(let text): return "s:" + text
+    case .null: return "null"
+    case .array(let array): return "[" + array.map(canonical).joined(separator: ",") + "]"
+    case .object(let object):
+      return "{"
+        + object.keys.sorted().map { "\($0):" + canonical(object[$0]!) }.joined(separator: ",")
+        + "}"
+    case .bool(let flag): return "b:\(flag)"
+    case .integer(let integer): return "n:\(Double(integer))"
+    case .number(let double): return "n:\(double)"
+    }
+  }
+
+  /// The same text for a value `JSONSerialization` read: booleans told apart from numbers
+  /// (Foundation gives both as NSNumber).
   static func canonical(_ value: Any) -> String {
     switch value {
     case let text as String: return "s:" + text
-    case is NSNull, is JSON.Null: return "null"
+    case is NSNull: return "null"
     case let array as [Any]: return "[" + array.map(canonical).joined(separator: ",") + "]"
     case let object as [String: Any]:
       return "{"
@@ -90,32 +107,32 @@ import Testing
       #"{"s":"a\"b\u00e9\ud83d\ude00","i":-12,"d":2.5,"e":1e2,"t":true,"f":false,"#
       + #""n":null,"a":[1,"x"],"o":{"k":0},"big":12345678901234567890}"#
     let object = try #require(JSON.object(from: Array(text.utf8)))
-    #expect(object["s"] as? String == "a\"b\u{e9}\u{1F600}")
-    #expect(object["i"] as? Int == -12)
-    #expect(object["d"] as? Double == 2.5)
-    #expect(object["e"] as? Double == 100)
-    #expect(object["t"] as? Bool == true)
-    #expect(object["f"] as? Bool == false)
-    #expect(object["n"] is JSON.Null)
-    #expect((object["a"] as? [Any])?.count == 2)
-    #expect((object["o"] as? [String: Any])?["k"] as? Int == 0)
-    #expect(object["big"] as? Double == Double("12345678901234567890"))
+    #expect(object["s"] == .string("a\"b\u{e9}\u{1F600}"))
+    #expect(object["i"] == .integer(-12))
+    #expect(object["d"] == .number(2.5))
+    #expect(object["e"] == .number(100))
+    #expect(object["t"] == .bool(true))
+    #expect(object["f"] == .bool(false))
+    #expect(object["n"] == .null)
+    #expect(object["a"] == .array([.integer(1), .string("x")]))
+    #expect(object["o"] == .object(["k": .integer(0)]))
+    #expect(object["big"] == .number(Double("12345678901234567890")!))
     #expect(object.count == 10)
   }
 
   @Test func aRepeatedKeyKeepsTheLastValue() throws {
     let object = try #require(JSON.object(from: Array(#"{"a":1,"a":2}"#.utf8)))
-    #expect(object["a"] as? Int == 2)
+    #expect(object["a"] == .integer(2))
   }
 
   @Test func numbersReadAsIntegersOrDoublesEitherWay() throws {
     let object = try #require(JSON.object(from: Array(#"{"i":3,"d":3.0,"f":3.5}"#.utf8)))
-    #expect(JSON.integer(object["i"]) == 3)
-    #expect(JSON.integer(object["d"]) == 3)
-    #expect(JSON.integer(object["f"]) == nil)
-    #expect(JSON.number(object["i"]) == 3)
-    #expect(JSON.number(object["f"]) == 3.5)
-    #expect(JSON.integer(object["missing"]) == nil)
+    #expect(object["i"]?.integer == 3)
+    #expect(object["d"]?.integer == 3)
+    #expect(object["f"]?.integer == nil)
+    #expect(object["i"]?.number == 3)
+    #expect(object["f"]?.number == 3.5)
+    #expect(object["missing"]?.integer == nil)
   }
 
   @Test func whatItReadsEncodesBackToTheSameText() throws {
@@ -133,13 +150,13 @@ import Testing
     #expect(lines.count > 1000)
     for line in lines {
       let record = try #require(JSON.object(from: Array(line.utf8)))
-      let payload = try #require(record["payload"] as? String)
+      let payload = try #require(record["payload"]?.string)
       let ours = JSON.object(from: Array(payload.utf8))
       let theirs =
         (try? JSONSerialization.jsonObject(with: Data(payload.utf8))) as? [String: Any]
       #expect((ours == nil) == (theirs == nil), "\(payload)")
       guard let ours, let theirs else { continue }
-      #expect(Self.canonical(ours) == Self.canonical(theirs))
+      #expect(Self.canonical(JSONValue.object(ours)) == Self.canonical(theirs))
     }
   }
 }

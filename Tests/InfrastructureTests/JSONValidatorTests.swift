@@ -119,7 +119,7 @@ import Testing
       contentsOfFile: TestServers.fixture("fleet40.alarms.jsonl"), encoding: .utf8
     )
     .split(separator: "\n")
-    .compactMap { JSON.object(from: Array($0.utf8))?["payload"] as? String }
+    .compactMap { JSON.object(from: Array($0.utf8))?["payload"]?.string }
     .map { Array($0.utf8) }
     #expect(payloads.count > 1000)
     var accepted = 0

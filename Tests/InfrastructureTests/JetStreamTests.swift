@@ -24,7 +24,7 @@ import Testing
     func publish(_ suffix: String, _ data: [UInt8]) async throws -> Int {
       let ack = try await client.request(prefix + ".js." + suffix, data, timeout: .seconds(5))
       let object = try #require(JSON.object(from: ack.data))
-      return try #require(object["seq"] as? Int, "\(object)")
+      return try #require(object["seq"]?.integer, "\(object)")
     }
   }
 

@@ -48,13 +48,13 @@ import Testing
     // What an operator needs stays: hosts, ids, numbers, token prefixes, the JSON shape.
     let object = try #require(JSON.object(from: Array(line.utf8)))
     #expect(
-      object["msg"] as? String
+      object["msg"]?.string
         == "NATS disconnected from nats://***@nats.internal:4222, reconnecting")
-    #expect(object["url"] as? String == "nats://***@nats.internal")
-    #expect(object["error"] as? String == "cannot connect to postgresql://***@db/m")
-    #expect(object["database"] as? String == "postgresql://***@db/m")
-    #expect(object["delivery_id"] as? String == deliveryID.uuidString.lowercased())
-    #expect(object["attempt"] as? Int == 3)
-    #expect((object["requests"] as? [String])?.first == "/3/device/8c2f6a4e…")
+    #expect(object["url"]?.string == "nats://***@nats.internal")
+    #expect(object["error"]?.string == "cannot connect to postgresql://***@db/m")
+    #expect(object["database"]?.string == "postgresql://***@db/m")
+    #expect(object["delivery_id"]?.string == deliveryID.uuidString.lowercased())
+    #expect(object["attempt"]?.integer == 3)
+    #expect((object["requests"]?.strings)?.first == "/3/device/8c2f6a4e…")
   }
 }

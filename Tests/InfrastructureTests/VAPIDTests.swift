@@ -40,8 +40,7 @@ import Testing
     let token = try Token(header: header)
     #expect(token.k == key.publicKeyUncompressed)
     #expect(token.k.count == 65 && token.k[0] == 0x04)
-    let jose = try JSONSerialization.jsonObject(with: Data(token.header)) as? [String: String]
-    #expect(jose == ["typ": "JWT", "alg": "ES256"])
+    #expect(JSON.value(from: token.header) == ["typ": "JWT", "alg": "ES256"])
     let claims = try JSONDecoder().decode(VAPIDClaims.self, from: Data(token.claims))
     #expect(claims.aud == "https://push.example.net:8443")
     #expect(claims.sub == "mailto:ops@example.com")

@@ -19,8 +19,8 @@ func mowdeck(
 }
 
 /// The JSON document of a `--json` run: its one line that is JSON (a warning logged to
-/// standard error may precede it), parsed as the project parses JSON (`null` is `JSON.null`).
-func jsonOutput(_ output: String) throws -> Any {
+/// standard error may precede it), parsed as the project parses JSON.
+func jsonOutput(_ output: String) throws -> JSONValue {
   let line = output.split(separator: "\n").last { $0.hasPrefix("[") || $0.hasPrefix("{") }
   return try #require(JSON.value(from: Array((line ?? "").utf8)), "no JSON in: \(output)")
 }

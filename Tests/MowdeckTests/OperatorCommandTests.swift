@@ -22,14 +22,14 @@ import Testing
 
     let listed = try await mowdeck(["device", "list", "--user", "u-a", "--json"], database: db)
     #expect(listed.status == 0, "\(listed.output)")
-    let devices = try #require(try jsonOutput(listed.output) as? [[String: Any]])
+    let devices = try #require(try jsonOutput(listed.output).objects)
     #expect(devices.count == 1)
-    #expect(devices.first?["device_id"] as? String == ownText)
-    #expect(devices.first?["platform"] as? String == "apns")
-    #expect(devices.first?["environment"] as? String == "sandbox")
-    #expect(devices.first?["address"] as? String == "aaaaaaaa")
-    #expect(devices.first?["active"] as? Bool == true)
-    #expect((devices.first?["registered_at"] as? String).flatMap(Timestamp.parse) != nil)
+    #expect(devices.first?["device_id"]?.string == ownText)
+    #expect(devices.first?["platform"]?.string == "apns")
+    #expect(devices.first?["environment"]?.string == "sandbox")
+    #expect(devices.first?["address"]?.string == "aaaaaaaa")
+    #expect(devices.first?["active"]?.bool == true)
+    #expect((devices.first?["registered_at"]?.string).flatMap(Timestamp.parse) != nil)
 
     let refused = try await mowdeck(
       ["device", "remove", "--user", "u-a", theirsText], database: db)
@@ -47,8 +47,8 @@ import Testing
     #expect(again.status == 1)
     #expect(again.output.contains("no device \(ownText)"))
     let empty = try await mowdeck(["device", "list", "--user", "u-a", "--json"], database: db)
-    #expect(try jsonOutput(empty.output) as? [Any] != nil)
-    #expect((try jsonOutput(empty.output) as? [Any])?.isEmpty == true)
+    #expect(try jsonOutput(empty.output).array != nil)
+    #expect(try jsonOutput(empty.output).array?.isEmpty == true)
   }
 
   /// A revoked session's bearer is refused by a running ImageServeWorker's inbox at once,
@@ -119,25 +119,25 @@ import Testing
 
     let json = try await mowdeck(["alarm", "list", "--mower", "m-1", "--json"], database: db)
     #expect(json.status == 0, "\(json.output)")
-    let alarms = try #require(try jsonOutput(json.output) as? [[String: Any]])
+    let alarms = try #require(try jsonOutput(json.output).objects)
     #expect(
-      alarms.map { $0["event_id"] as? String }
+      alarms.map { $0["event_id"]?.string }
         == [newest.uuidString.lowercased(), old.uuidString.lowercased()])
-    #expect(alarms.map { $0["photo"] as? String } == ["pending", "none"])
-    #expect(alarms.map { $0["decision"] as? String } == ["pushed", "pushed"])
-    #expect(alarms[1]["notification_ids"] as? [String] == [notification.uuidString.lowercased()])
-    #expect(alarms[1]["mower_name"] as? String == "Robbie")
-    #expect(alarms[0]["reason"] is JSON.Null)
-    #expect(alarms.allSatisfy { ($0["received_at"] as? String).flatMap(Timestamp.parse) != nil })
+    #expect(alarms.map { $0["photo"]?.string } == ["pending", "none"])
+    #expect(alarms.map { $0["decision"]?.string } == ["pushed", "pushed"])
+    #expect(alarms[1]["notification_ids"]?.strings == [notification.uuidString.lowercased()])
+    #expect(alarms[1]["mower_name"]?.string == "Robbie")
+    #expect(alarms[0]["reason"]?.isNull == true)
+    #expect(alarms.allSatisfy { ($0["received_at"]?.string).flatMap(Timestamp.parse) != nil })
 
     let since = Timestamp.format(Date().addingTimeInterval(-3600))
     let recent = try await mowdeck(
       ["alarm", "list", "--mower", "m-1", "--since", since, "--json"], database: db)
-    let recentAlarms = try #require(try jsonOutput(recent.output) as? [[String: Any]])
-    #expect(recentAlarms.map { $0["event_id"] as? String } == [newest.uuidString.lowercased()])
+    let recentAlarms = try #require(try jsonOutput(recent.output).objects)
+    #expect(recentAlarms.map { $0["event_id"]?.string } == [newest.uuidString.lowercased()])
     let limited = try await mowdeck(
       ["alarm", "list", "--mower", "m-1", "--limit", "1", "--json"], database: db)
-    #expect((try jsonOutput(limited.output) as? [Any])?.count == 1)
+    #expect(try jsonOutput(limited.output).array?.count == 1)
 
     let text = try await mowdeck(["alarm", "list", "--mower", "m-1"], database: db)
     #expect(text.status == 0)
@@ -175,9 +175,9 @@ import Testing
       FROM outcome o JOIN photo_reservations r ON r.image_id = o.image_id
       """)
     let result = try await mowdeck(["alarm", "list", "--mower", "m-3", "--json"], database: db)
-    let alarms = try #require(try jsonOutput(result.output) as? [[String: Any]])
+    let alarms = try #require(try jsonOutput(result.output).objects)
     #expect(
-      Set(alarms.compactMap { $0["photo"] as? String }) == [
+      Set(alarms.compactMap { $0["photo"]?.string }) == [
         "failed:asleep", "expired", "captured",
       ],
       "\(result.output)")
@@ -189,16 +189,16 @@ import Testing
     try await db.reservePhotos(count: 2, mower: "m-1")
     let result = try await mowdeck(["storage", "--json"], database: db)
     #expect(result.status == 0, "\(result.output)")
-    let report = try #require(try jsonOutput(result.output) as? [String: Any])
-    let history = try #require(report["history"] as? [[String: Any]])
+    let report = try #require(try jsonOutput(result.output).object)
+    let history = try #require(report["history"]?.objects)
     #expect(
-      history.map { $0["table"] as? String }
+      history.map { $0["table"]?.string }
         == ["alarms", "notifications", "deliveries", "photo_reservations", "ingress_messages"])
-    #expect(history.first?["rows"] as? Int == 2)
-    #expect(history.last?["oldest"] is JSON.Null)
-    #expect((report["photo_reservations"] as? [String: Int]) == ["pending": 2])
-    #expect(report["photos"] as? [Any] != nil)
-    #expect(report["events"] as? [Any] != nil)
-    #expect(((report["on_disk"] as? [String: Int])?["events"] ?? 0) > 0)
+    #expect(history.first?["rows"]?.integer == 2)
+    #expect(history.last?["oldest"]?.isNull == true)
+    #expect(report["photo_reservations"]?.integerMembers == ["pending": 2])
+    #expect(report["photos"]?.array != nil)
+    #expect(report["events"]?.array != nil)
+    #expect((report["on_disk"]?["events"]?.integer ?? 0) > 0)
   }
 }

@@ -56,8 +56,8 @@ public func listeningPort(of process: WorkerProcess, timeout: Duration = .second
   var port = 0
   try await eventually(timeout: timeout, "\(process.name) to listen") {
     for line in process.log.split(separator: "\n") {
-      if let object = JSON.object(from: Array(line.utf8)), object["msg"] as? String == "listening",
-        let value = object["port"] as? Int
+      if let object = JSON.object(from: Array(line.utf8)), object["msg"]?.string == "listening",
+        let value = object["port"]?.integer
       {
         port = value
         return true

@@ -78,9 +78,9 @@ public final class WorkerProcess: @unchecked Sendable {
   public var monitoringPort: Int? {
     for line in log.split(separator: "\n") {
       guard let object = JSON.object(from: Array(line.utf8)),
-        object["msg"] as? String == "listening",
-        object["purpose"] as? String == MonitoringEndpoint.purpose,
-        let port = object["port"] as? Int
+        object["msg"]?.string == "listening",
+        object["purpose"]?.string == MonitoringEndpoint.purpose,
+        let port = object["port"]?.integer
       else { continue }
       return port
     }

@@ -1,10 +1,9 @@
-/// Reads JSON text (RFC 8259) into the values `JSON.encode` writes: `String`, `Bool`, `Int`
-/// (an integer literal that fits), `Double` (any other number), `[Any]`, `[String: Any]`
-/// and `JSON.null`.
+/// Reads JSON text (RFC 8259) into a `JSONValue`: an integer literal that fits 64 bits is
+/// `.integer`, any other number `.number`.
 ///
 /// Why hand-written: the workers import FoundationEssentials, not Foundation (ADR 0021),
-/// and `JSONSerialization` lives in Foundation. `JSONDecoder` needs a type known in
-/// advance, while events, alarms and the APNs answers are read field by field.
+/// and `JSONSerialization` lives in Foundation; `JSONDecoder` lets through in a value it
+/// skips what RFC 8259 refuses (see `JSON.isObject`) and takes UTF-16.
 /// `JSONParserTests` holds it to `JSONSerialization`'s verdicts and values.
 struct JSONParser: ~Copyable {
   /// Deeper nesting than this is refused rather than risking the stack on hostile input
@@ -25,7 +24,9 @@ struct JSONParser: ~Copyable {
   /// text, which `JSONSerialization` would also decode, is refused.
   /// Arrays and objects nested more than `depthLimit` deep make the text unreadable: the
   /// recursion never goes deeper than that, whatever the input.
-  static func parse(_ bytes: UnsafeBufferPointer<UInt8>, depthLimit: Int = maximumDepth) -> Any? {
+  static func parse(_ bytes: UnsafeBufferPointer<UInt8>, depthLimit: Int = maximumDepth)
+    -> JSONValue?
+  {
     var parser = JSONParser(bytes: bytes, depthLimit: depthLimit)
     if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }
     guard let value = parser.value(depth: 0) else { return nil }
@@ -33,23 +34,23 @@ struct JSONParser: ~Copyable {
     return parser.index == bytes.count ? value : nil
   }
 
-  private mutating func value(depth: Int) -> Any? {
+  private mutating func value(depth: Int) -> JSONValue? {
     skipWhitespace()
     guard index < bytes.count, depth < depthLimit else { return nil }
     switch bytes[index] {
-    case UInt8(ascii: "{"): return object(depth: depth)
-    case UInt8(ascii: "["): return array(depth: depth)
-    case UInt8(ascii: "\""): return string()
-    case UInt8(ascii: "t"): return literal("true", true)
-    case UInt8(ascii: "f"): return literal("false", false)
-    case UInt8(ascii: "n"): return literal("null", JSON.null)
+    case UInt8(ascii: "{"): return object(depth: depth).map(JSONValue.object)
+    case UInt8(ascii: "["): return array(depth: depth).map(JSONValue.array)
+    case UInt8(ascii: "\""): return string().map(JSONValue.string)
+    case UInt8(ascii: "t"): return literal("true", .bool(true))
+    case UInt8(ascii: "f"): return literal("false", .bool(false))
+    case UInt8(ascii: "n"): return literal("null", .null)
     default: return number()
     }
   }
 
-  private mutating func object(depth: Int) -> [String: Any]? {
+  private mutating func object(depth: Int) -> [String: JSONValue]? {
     index += 1
-    var object: [String: Any] = [:]
+    var object: [String: JSONValue] = [:]
     skipWhitespace()
     if consume(UInt8(ascii: "}")) { return object }
     repeat {
@@ -65,9 +66,9 @@ struct JSONParser: ~Copyable {
     return consume(UInt8(ascii: "}")) ? object : nil
   }
 
-  private mutating func array(depth: Int) -> [Any]? {
+  private mutating func array(depth: Int) -> [JSONValue]? {
     index += 1
-    var array: [Any] = []
+    var array: [JSONValue] = []
     skipWhitespace()
     if consume(UInt8(ascii: "]")) { return array }
     repeat {
@@ -138,9 +139,9 @@ struct JSONParser: ~Copyable {
     return code
   }
 
-  /// `-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`: an `Int` when there is neither
-  /// fraction nor exponent and it fits, a `Double` otherwise.
-  private mutating func number() -> Any? {
+  /// `-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`: an `.integer` when there is neither
+  /// fraction nor exponent and it fits, a `.number` otherwise.
+  private mutating func number() -> JSONValue? {
     let start = index
     _ = consume(UInt8(ascii: "-"))
     if consume(UInt8(ascii: "0")) {
@@ -159,9 +160,9 @@ struct JSONParser: ~Copyable {
       guard digits() > 0 else { return nil }
     }
     let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-    if integral, let integer = Int(text) { return integer }
+    if integral, let integer = Int64(text) { return .integer(integer) }
     guard let double = Double(text), double.isFinite else { return nil }
-    return double
+    return .number(double)
   }
 
   private mutating func digits() -> Int {
@@ -172,7 +173,7 @@ struct JSONParser: ~Copyable {
     return index - start
   }
 
-  private mutating func literal<T>(_ word: StaticString, _ result: T) -> T? {
+  private mutating func literal(_ word: StaticString, _ result: JSONValue) -> JSONValue? {
     let count = word.utf8CodeUnitCount
     guard index + count <= bytes.count else { return nil }
     for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] {

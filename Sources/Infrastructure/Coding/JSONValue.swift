@@ -1,8 +1,8 @@
-/// Any JSON value, for the few places that carry JSON whose shape they do not know: `mowdeck
-/// trace` prints every field of every event (also rows an older version wrote), and the APNs
-/// sandbox records whatever payload a client sent. Messages of a known shape are `Codable`
-/// structs; this is not for them.
-public enum JSONValue: Codable, Equatable, Sendable {
+/// Any JSON value, typed: what `JSONParser` reads and `JSON.encode` writes. For the few places
+/// that carry JSON whose shape they do not know (`mowdeck trace` prints every field of every
+/// event, also rows an older version wrote; the sandboxes record whatever a client sent; a log
+/// line's fields). Messages of a known shape are `Codable` structs; this is not for them.
+public enum JSONValue: Codable, Hashable, Sendable {
   case null
   case bool(Bool)
   case integer(Int64)
@@ -13,12 +13,12 @@ public enum JSONValue: Codable, Equatable, Sendable {
 
   /// The members of a JSON object, by name; none when `json` is not one.
   public static func fields(of json: String) -> [String: JSONValue] {
-    (try? WireCoding.decode([String: JSONValue].self, from: Array(json.utf8))) ?? [:]
+    JSON.object(from: Array(json.utf8)) ?? [:]
   }
 
-  /// `bytes` as JSON; nil when they are not JSON.
+  /// `bytes` as JSON (RFC 8259, UTF-8); nil when they are not exactly one JSON value.
   public static func parse(_ bytes: [UInt8]) -> JSONValue? {
-    try? WireCoding.decode(JSONValue.self, from: bytes)
+    JSON.value(from: bytes)
   }
 
   public init(from decoder: any Decoder) throws {
@@ -56,6 +56,72 @@ public enum JSONValue: Codable, Equatable, Sendable {
   /// Text as it is, anything else as JSON (`12`, `true`, `null`), as a trace line shows it.
   public var text: String {
     if case .string(let string) = self { return string }
-    return String(decoding: WireCoding.encode(self), as: UTF8.self)
+    return JSON.encode(self)
+  }
+}
+
+/// Reading a value whose shape the reader expects: each is nil when the value is another kind.
+extension JSONValue {
+  /// The member named `key` of an object; nil when there is none or this is not an object.
+  public subscript(key: String) -> JSONValue? {
+    if case .object(let object) = self { return object[key] }
+    return nil
+  }
+
+  public var string: String? {
+    if case .string(let string) = self { return string }
+    return nil
+  }
+
+  public var bool: Bool? {
+    if case .bool(let bool) = self { return bool }
+    return nil
+  }
+
+  /// A number as an integer: one written as an integer, or a number without a fraction
+  /// that fits (`3.0`).
+  public var integer: Int? {
+    switch self {
+    case .integer(let integer): return Int(exactly: integer)
+    case .number(let number): return Int(exactly: number)
+    default: return nil
+    }
+  }
+
+  /// A number, whether it was written with a fraction or not.
+  public var number: Double? {
+    switch self {
+    case .integer(let integer): return Double(integer)
+    case .number(let number): return number
+    default: return nil
+    }
+  }
+
+  public var array: [JSONValue]? {
+    if case .array(let array) = self { return array }
+    return nil
+  }
+
+  public var object: [String: JSONValue]? {
+    if case .object(let object) = self { return object }
+    return nil
+  }
+
+  public var isNull: Bool { self == .null }
+}
+
+/// Literals, so that a test's or a tool's JSON reads as JSON: `["ok": true, "n": 2]`. Not
+/// `nil` (write `.null`): a `nil` meant for a `JSONValue?` would silently become `.null`.
+extension JSONValue: ExpressibleByBooleanLiteral,
+  ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByStringLiteral,
+  ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
+{
+  public init(booleanLiteral value: Bool) { self = .bool(value) }
+  public init(integerLiteral value: Int64) { self = .integer(value) }
+  public init(floatLiteral value: Double) { self = .number(value) }
+  public init(stringLiteral value: String) { self = .string(value) }
+  public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+  public init(dictionaryLiteral elements: (String, JSONValue)...) {
+    self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
   }
 }

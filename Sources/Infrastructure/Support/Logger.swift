@@ -54,9 +54,9 @@ public struct Logger: Sendable {
 
   public func log(_ level: Level, _ message: String, _ fields: [String: any Sendable]) {
     guard level >= minimumLevel else { return }
-    var object: [String: Any] = [
-      "ts": Timestamp.format(clock.now()), "level": level.rawValue, "component": component,
-      "msg": Redaction.redact(message),
+    var object: [String: JSONValue] = [
+      "ts": .string(Timestamp.format(clock.now())), "level": .string(level.rawValue),
+      "component": .string(component), "msg": .string(Redaction.redact(message)),
     ]
     for (key, value) in fields { object[key] = Self.redacted(value) }
     var line = JSON.encode(object)
@@ -64,27 +64,44 @@ public struct Logger: Sendable {
     sink(line)
   }
 
-  /// A field value with its text redacted: strings, and the description of anything that
-  /// is not a number, flag, date or id (errors, URLs, replies), through arrays and
-  /// dictionaries and optionals. What JSON.encode would describe is described here first.
-  private static func redacted(_ value: Any) -> Any {
+  /// A field value as JSON with its text redacted: strings, and the description of anything
+  /// that is not a number, flag, date or id (errors, URLs, replies), through arrays,
+  /// dictionaries and optionals. Dates are RFC 3339 instants, ids lowercase.
+  private static func redacted(_ value: Any) -> JSONValue {
+    // The dynamic type decides first: cheaper than a chain of casts for the common fields.
     switch ObjectIdentifier(type(of: value)) {
-    case ObjectIdentifier(String.self): return Redaction.redact(value as! String)
-    case ObjectIdentifier(Bool.self), ObjectIdentifier(Int.self), ObjectIdentifier(Int64.self),
-      ObjectIdentifier(UInt64.self), ObjectIdentifier(Int32.self), ObjectIdentifier(Double.self),
-      ObjectIdentifier(Date.self), ObjectIdentifier(UUID.self), ObjectIdentifier(JSON.Null.self):
-      return value
+    case ObjectIdentifier(String.self): return .string(Redaction.redact(value as! String))
+    case ObjectIdentifier(Bool.self): return .bool(value as! Bool)
+    case ObjectIdentifier(Int.self): return .integer(Int64(value as! Int))
+    case ObjectIdentifier(Int64.self): return .integer(value as! Int64)
+    case ObjectIdentifier(Int32.self): return .integer(Int64(value as! Int32))
+    case ObjectIdentifier(UInt64.self):
+      let integer = value as! UInt64
+      return Int64(exactly: integer).map(JSONValue.integer) ?? .number(Double(integer))
+    case ObjectIdentifier(Double.self): return .number(value as! Double)
+    case ObjectIdentifier(Date.self): return .string(Timestamp.format(value as! Date))
+    case ObjectIdentifier(UUID.self): return .string((value as! UUID).uuidString.lowercased())
     default: break
     }
     switch value {
-    case let dictionary as [String: Any]: return dictionary.mapValues(redacted)
-    case let array as [Any]: return array.map(redacted)
+    case let json as JSONValue: return redacted(json)
+    case let dictionary as [String: any Sendable]: return .object(dictionary.mapValues(redacted))
+    case let array as [any Sendable]: return .array(array.map(redacted))
     default:
       let mirror = Mirror(reflecting: value)
       guard mirror.displayStyle == .optional else {
-        return Redaction.redact(String(describing: value))
+        return .string(Redaction.redact(String(describing: value)))
       }
-      return mirror.children.first.map { redacted($0.value) } ?? JSON.null
+      return mirror.children.first.map { redacted($0.value) } ?? .null
+    }
+  }
+
+  private static func redacted(_ json: JSONValue) -> JSONValue {
+    switch json {
+    case .string(let string): return .string(Redaction.redact(string))
+    case .array(let array): return .array(array.map(redacted))
+    case .object(let object): return .object(object.mapValues(redacted))
+    case .null, .bool, .integer, .number: return json
     }
   }
 }
