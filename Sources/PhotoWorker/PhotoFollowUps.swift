@@ -14,32 +14,47 @@ struct PhotoFollowUps: Sendable {
   /// `MOWDECK_NOTIFICATIONS_IMAGE_URL_TTL_SECONDS`.
   let windowSeconds: Int
 
-  /// Queues the follow-ups of `imageID`'s notifications and returns their `delivery.queued`
-  /// events.
-  func queue(imageID: UUID, eventID: UUID, tx: Transaction) throws -> [NewEvent] {
-    try tx.query(
+  /// Queues the follow-ups of the notifications of every photo in `captured` (image id to
+  /// its alarm's event id) in one statement, and returns their `delivery.queued` events by
+  /// image: one statement for a whole group of photos, however many (most fleets have no
+  /// device that needs one, and then it finds nothing once, not once per photo).
+  func queue(captured: [UUID: UUID], tx: Transaction) throws -> [UUID: [NewEvent]] {
+    guard !captured.isEmpty else { return [:] }
+    var queued: [UUID: [NewEvent]] = [:]
+    for row in try tx.query(
       """
       INSERT INTO deliveries (notification_id, device_id, platform, followup)
       SELECT d.notification_id, d.device_id, d.platform, true
       FROM notifications n
       JOIN deliveries d ON d.notification_id = n.notification_id AND NOT d.followup
       JOIN devices v ON v.device_id = d.device_id AND v.active
-      WHERE n.image_id = \(imageID) AND d.platform <> 'apns'
+      WHERE n.image_id = ANY(\(PostgresArray(Array(captured.keys)))::uuid[])
+        AND d.platform <> 'apns'
         AND n.created_at > now() - make_interval(secs => \(windowSeconds))
       ORDER BY d.notification_id, d.device_id
       ON CONFLICT (notification_id, device_id, followup) DO NOTHING
       RETURNING delivery_id, notification_id, device_id, platform,
-        (SELECT token FROM devices WHERE devices.device_id = deliveries.device_id) AS address
+        (SELECT token FROM devices WHERE devices.device_id = deliveries.device_id) AS address,
+        (SELECT image_id FROM notifications
+         WHERE notifications.notification_id = deliveries.notification_id) AS image_id
       """
-    ).map { row in
+    ) {
+      let imageID = try row.uuid("image_id")
+      // The statement reads only these images' notifications.
+      guard let eventID = captured[imageID] else {
+        preconditionFailure("a follow-up for image \(imageID), which this group did not capture")
+      }
       let platform = DevicePlatform(rawValue: try row.string("platform")) ?? .webpush
-      return NewEvent(
-        DeliveryQueued(
-          deliveryID: try row.uuid("delivery_id"), notificationID: try row.uuid("notification_id"),
-          deviceID: try row.uuid("device_id"), platform: platform, environment: nil,
-          tokenPrefix: Directory.addressPrefix(try row.string("address"), platform: platform),
-          followup: true),
-        correlationID: eventID)
+      queued[imageID, default: []].append(
+        NewEvent(
+          DeliveryQueued(
+            deliveryID: try row.uuid("delivery_id"),
+            notificationID: try row.uuid("notification_id"),
+            deviceID: try row.uuid("device_id"), platform: platform, environment: nil,
+            tokenPrefix: Directory.addressPrefix(try row.string("address"), platform: platform),
+            followup: true),
+          correlationID: eventID))
     }
+    return queued
   }
 }

@@ -106,19 +106,29 @@ struct PhotoStore: Sendable {
   }
 
   /// Ends several reservations in one transaction, each as `complete` would, with one
-  /// retention pass for all of them: the image table's lock and the commit are paid once.
-  /// Any failure fails them all; nothing of the group is written.
+  /// follow-up statement and one retention pass for all of them: the image table's lock and
+  /// the commit are paid once. Any failure fails them all; nothing of the group is written.
   func complete(_ group: PhotoCompletions) async throws -> [Completion] {
     let images = images
     let eventLog = eventLog
     let followUps = followUps
     return try await pool.withTransaction { tx in
-      var completions: [Completion] = []
-      var events: [NewEvent] = []
+      var ended: [(item: PhotoCompletion, event: NewEvent)?] = []
       for item in group.items {
-        let (completion, itemEvents) = try Self.end(item, followUps: followUps, images: images, tx)
-        completions.append(completion)
-        events += itemEvents
+        ended.append(try Self.end(item, images: images, tx).map { (item, $0) })
+      }
+      var captured: [UUID: UUID] = [:]
+      for case (let item, _)? in ended {
+        if case .captured = item.result { captured[item.claim.imageID] = item.claim.eventID }
+      }
+      let queued = try followUps.queue(captured: captured, tx: tx)
+      var events: [NewEvent] = []
+      let completions = ended.map { ended -> Completion in
+        guard let (item, event) = ended else { return .stale }
+        let itemFollowUps = queued[item.claim.imageID] ?? []
+        events.append(event)
+        events += itemFollowUps
+        return .stored(followUps: itemFollowUps.count)
       }
       try eventLog.append(events, in: tx)
       // Last: retention, whose lock is then held only until the commit.
@@ -127,11 +137,12 @@ struct PhotoStore: Sendable {
     }
   }
 
-  /// One reservation's end within the group's transaction: its row and follow-ups written,
-  /// its events returned for the group's one append.
-  private static func end(
-    _ item: PhotoCompletion, followUps: PhotoFollowUps, images: ImageStore, _ tx: Transaction
-  ) throws -> (Completion, [NewEvent]) {
+  /// One reservation's end within the group's transaction: its row written and its
+  /// outcome's event returned for the group's one append; nil when the reservation is no
+  /// longer this claim's to end.
+  private static func end(_ item: PhotoCompletion, images: ImageStore, _ tx: Transaction) throws
+    -> NewEvent?
+  {
     let claim = item.claim
     let state = if case .captured = item.result { "captured" } else { "failed" }
     let ended = try tx.query(
@@ -142,7 +153,7 @@ struct PhotoStore: Sendable {
         AND (lease_token = \(claim.leaseToken) OR lease_expires_at < now())
       RETURNING image_id
       """)
-    guard !ended.isEmpty else { return (.stale, []) }
+    guard !ended.isEmpty else { return nil }
     let milliseconds = Int((item.latencySeconds * 1000).rounded())
     let event: NewEvent
     let jpeg: [UInt8]?
@@ -165,13 +176,9 @@ struct PhotoStore: Sendable {
           afterMilliseconds: milliseconds, attempt: claim.attempt),
         correlationID: claim.eventID)
     }
-    var events = [event]
-    if case .captured = item.result {
-      events += try followUps.queue(imageID: claim.imageID, eventID: claim.eventID, tx: tx)
-    }
     try images.insertWithoutRetention(
       imageID: claim.imageID, eventID: claim.eventID, jpeg: jpeg, failureReason: failureReason,
       tx: tx)
-    return (.stored(followUps: events.count - 1), events)
+    return event
   }
 }
