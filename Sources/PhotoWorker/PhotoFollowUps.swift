@@ -18,6 +18,9 @@ struct PhotoFollowUps: Sendable {
   /// its alarm's event id) in one statement, and returns their `delivery.queued` events by
   /// image: one statement for a whole group of photos, however many (most fleets have no
   /// device that needs one, and then it finds nothing once, not once per photo).
+  /// The deliveries are read by their notifications' ids, found first: a plan made once on
+  /// a young, small table (ADR 0047) then still probes the index as the table grows, where
+  /// a join had been planned as a scan of every delivery.
   func queue(captured: [UUID: UUID], tx: Transaction) throws -> [UUID: [NewEvent]] {
     guard !captured.isEmpty else { return [:] }
     var queued: [UUID: [NewEvent]] = [:]
@@ -25,12 +28,13 @@ struct PhotoFollowUps: Sendable {
       """
       INSERT INTO deliveries (notification_id, device_id, platform, followup)
       SELECT d.notification_id, d.device_id, d.platform, true
-      FROM notifications n
-      JOIN deliveries d ON d.notification_id = n.notification_id AND NOT d.followup
+      FROM deliveries d
       JOIN devices v ON v.device_id = d.device_id AND v.active
-      WHERE n.image_id = ANY(\(PostgresArray(Array(captured.keys)))::uuid[])
-        AND d.platform <> 'apns'
-        AND n.created_at > now() - make_interval(secs => \(windowSeconds))
+      WHERE d.notification_id = ANY(ARRAY(
+          SELECT notification_id FROM notifications
+          WHERE image_id = ANY(\(PostgresArray(Array(captured.keys)))::uuid[])
+            AND created_at > now() - make_interval(secs => \(windowSeconds))))
+        AND NOT d.followup AND d.platform <> 'apns'
       ORDER BY d.notification_id, d.device_id
       ON CONFLICT (notification_id, device_id, followup) DO NOTHING
       RETURNING delivery_id, notification_id, device_id, platform,
