@@ -57,7 +57,7 @@ struct APNsBenchmark {
       let kind = index % 3 == 0 ? "mower_lifted" : "battery_low"
       let alarm = AlarmMessage(mowerID: mower, kind: kind, occurredAt: Date())
       return (alarm.eventID.uuidString.lowercased(), mower, alarm.encoded)
-    }
+    }.requireAllAcknowledged()
     try await Task.sleep(for: .seconds(2))
     let latencies = try await rig.alarmToPush(sent)
     table.add(

@@ -83,7 +83,8 @@ struct PipelineBenchmark {
     let probe = LoadedFloorProbe(seconds: settings.seconds)
     let loadedFloors = Task { await probe.measureOrReport(pool: db.pool, rig: rig) }
     let sent = try await rig.publishAtRate(
-      publisher, rate: settings.rate, count: settings.rate * settings.seconds, alarm: mix.alarm)
+      publisher, rate: settings.rate, count: settings.rate * settings.seconds, alarm: mix.alarm
+    ).requireAllAcknowledged()
     let loadSeconds = Date().timeIntervalSince(loadStart)
     floors.underLoad = await loadedFloors.value
 

@@ -1,6 +1,7 @@
 import Events
 import Foundation
 import Infrastructure
+import Synchronization
 import TestSupport
 
 /// The whole pipeline as processes for benchmarks: test PKI, the APNs sandbox, the camera
@@ -105,14 +106,19 @@ final class PipelineRig: @unchecked Sendable {
   }
 
   /// Publishes `count` alarms at `rate` a second, the `index`-th made by `alarm`; returns
-  /// each alarm's id with its publish time.
+  /// each alarm's id with its publish time, and how many publishes JetStream did not
+  /// acknowledge in time. Those are counted, not thrown: past the pipeline's limit the
+  /// broker's acknowledgements come late, and a ramp must still measure the step. Such an
+  /// alarm stays in `sent`: if JetStream stored it after all it is pushed and timed, if
+  /// not it counts as never pushed.
   func publishAtRate(
     _ publisher: AlarmPublisher, rate: Int, count: Int,
     alarm: @escaping (Int) -> (eventID: String, mower: String, payload: [UInt8])
-  ) async throws -> [String: Date] {
+  ) async throws -> PublishedAlarms {
     let start = ContinuousClock.now
     var sent: [String: Date] = [:]
     let subjects = subjects
+    let unacknowledged = PublishCount()
     // A discarding group: a 10-minute run must not keep every finished publish.
     try await withThrowingDiscardingTaskGroup { group in
       for index in 0..<count {
@@ -121,12 +127,16 @@ final class PipelineRig: @unchecked Sendable {
         let next = alarm(index)
         sent[next.eventID] = Date()
         group.addTask {
-          _ = try await publisher.publish(
-            subject: subjects.alarm(mowerID: next.mower), payload: next.payload)
+          do {
+            _ = try await publisher.publish(
+              subject: subjects.alarm(mowerID: next.mower), payload: next.payload)
+          } catch is NATSError {
+            unacknowledged.add()
+          }
         }
       }
     }
-    return sent
+    return PublishedAlarms(sent: sent, unacknowledged: unacknowledged.value)
   }
 
   /// Publish-to-sandbox latency of each alarm's first push.
@@ -148,4 +158,35 @@ final class PipelineRig: @unchecked Sendable {
     }
     return samples
   }
+}
+
+/// What `publishAtRate` published.
+struct PublishedAlarms {
+  /// Each alarm's event id with the time it was published.
+  let sent: [String: Date]
+  /// Publishes JetStream did not acknowledge within the publisher's timeout.
+  let unacknowledged: Int
+
+  /// The alarms, for a benchmark that measures only a fully accepted load: a publish not
+  /// acknowledged stops it, as it did before the ramp counted them.
+  func requireAllAcknowledged() throws -> [String: Date] {
+    guard unacknowledged == 0 else { throw UnacknowledgedPublishes(count: unacknowledged) }
+    return sent
+  }
+}
+
+/// Publishes JetStream did not acknowledge in time, in a benchmark that needs every one.
+struct UnacknowledgedPublishes: Error, CustomStringConvertible {
+  let count: Int
+  var description: String {
+    "\(count) alarm publishes were not acknowledged by JetStream in time: the rate is past "
+      + "what this machine accepts (scripts/bench.sh pipeline --ramp measures such rates)"
+  }
+}
+
+/// A count the publishing tasks add to at once.
+private final class PublishCount: Sendable {
+  private let count = Atomic<Int>(0)
+  func add() { count.add(1, ordering: .relaxed) }
+  var value: Int { count.load(ordering: .relaxed) }
 }

@@ -52,7 +52,7 @@ struct RampBenchmark {
     print(RampResult.header(settings, serversSampled: !ProcessSampler.benchServers().isEmpty))
     var reader = StepReader(db: db, sampler: sampler, pushes: RampPushes(record: rig.record))
     var steps: [RampStep] = []
-    var unread: (rate: Int, sent: [String: Date], start: RampBoundary, end: RampBoundary)?
+    var unread: (rate: Int, sent: PublishedAlarms, start: RampBoundary, end: RampBoundary)?
     var start = try await boundary(db: db, rig: rig, sampler: sampler)
     var stoppedEarly = false
     for rate in settings.rates {
@@ -124,8 +124,9 @@ private struct StepReader {
   var pushes: RampPushes
 
   mutating func read(
-    rate: Int, sent: [String: Date], start: RampBoundary, end: RampBoundary
+    rate: Int, sent published: PublishedAlarms, start: RampBoundary, end: RampBoundary
   ) async throws -> RampStep {
+    let sent = published.sent
     // The record first, then the decisions: an alarm pushed by the time the record is read
     // was decided before, so it is found below.
     pushes.read()
@@ -164,6 +165,7 @@ private struct StepReader {
     }
     let step = RampStep(
       rate: rate, start: start, end: end, published: sent.count,
+      unacknowledged: published.unacknowledged,
       pushes: pushes.count(from: start.date, to: end.date), latencies: latencies,
       notPushed: notPushed, youngestNotPushed: youngest, suppressed: suppressed.count,
       processes: await sampler.window(from: start.sampled, to: end.sampled))

@@ -17,6 +17,9 @@ struct RampStep {
   let start: RampBoundary
   let end: RampBoundary
   let published: Int
+  /// Publishes of the step that JetStream did not acknowledge in time: the broker itself
+  /// could not take the rate.
+  let unacknowledged: Int
   /// Pushes seen at the sandbox between the step's start and end, whichever alarm's.
   let pushes: Int
   /// Alarm to first push of each of the step's alarms that was pushed by the cutoff, and,
@@ -57,13 +60,14 @@ struct RampStep {
   /// The p99 is judged exactly: the cutoff falls at least a second after the step's last
   /// publish, so an alarm not pushed by then is over the second whatever its latency.
   var fastEnough: Bool { latencies.count > 0 && p99 < 1 }
-  var sustained: Bool { keptUp && fastEnough }
+  var sustained: Bool { keptUp && fastEnough && unacknowledged == 0 }
 
   /// Why a step was not sustained, or "yes".
   var verdict: String {
     var reasons: [String] = []
     if !fastEnough { reasons.append("p99 >= 1 s") }
     if !keptUp { reasons.append("backlog +\(backlogGrowth)") }
+    if unacknowledged > 0 { reasons.append("\(unacknowledged) publishes unacknowledged") }
     return reasons.isEmpty ? "yes" : "no: " + reasons.joined(separator: ", ")
   }
 
