@@ -57,4 +57,25 @@ import Testing
     #expect(object["attempt"]?.integer == 3)
     #expect((object["requests"]?.strings)?.first == "/3/device/8c2f6a4e…")
   }
+
+  /// A field that is already JSON (what a client sent, say) is redacted all through: its
+  /// strings at any depth and the keys of its objects, as a dictionary field's are.
+  @Test func aJSONFieldIsRedactedInItsValuesAndKeys() throws {
+    let lines = Lines()
+    let logger = Logger(component: "test", sink: { lines.append($0) })
+    let sent: JSONValue = [
+      "endpoint": "https://push.example/?token=s3cr3tT0ken",
+      "nested": ["list": ["nats://u:hunter2@nats.internal"], "n": 3],
+      "postgresql://mowdeck:pgsecret@db/m": true,
+    ]
+    logger.info(
+      "a client's body", ["body": sent, "headers": ["Bearer bearerValue9": "seen as a key"]])
+    let line = try #require(lines.all.first)
+    for secret in Self.secrets {
+      #expect(!line.contains(secret), "\(secret) in \(line)")
+    }
+    let body = try #require(JSON.object(from: Array(line.utf8))?["body"])
+    #expect(body["nested"]?["n"]?.integer == 3)
+    #expect(body["nested"]?["list"]?.array?.first?.string == "nats://***@nats.internal")
+  }
 }

@@ -66,7 +66,7 @@ public struct Logger: Sendable {
 
   /// A field value as JSON with its text redacted: strings, and the description of anything
   /// that is not a number, flag, date or id (errors, URLs, replies), through arrays,
-  /// dictionaries and optionals. Dates are RFC 3339 instants, ids lowercase.
+  /// dictionaries (their keys too) and optionals. Dates are RFC 3339 instants, ids lowercase.
   private static func redacted(_ value: Any) -> JSONValue {
     // The dynamic type decides first: cheaper than a chain of casts for the common fields.
     switch ObjectIdentifier(type(of: value)) {
@@ -85,7 +85,8 @@ public struct Logger: Sendable {
     }
     switch value {
     case let json as JSONValue: return redacted(json)
-    case let dictionary as [String: any Sendable]: return .object(dictionary.mapValues(redacted))
+    case let dictionary as [String: any Sendable]:
+      return .object(redactedMembers(dictionary.mapValues(redacted)))
     case let array as [any Sendable]: return .array(array.map(redacted))
     default:
       let mirror = Mirror(reflecting: value)
@@ -100,8 +101,14 @@ public struct Logger: Sendable {
     switch json {
     case .string(let string): return .string(Redaction.redact(string))
     case .array(let array): return .array(array.map(redacted))
-    case .object(let object): return .object(object.mapValues(redacted))
+    case .object(let object): return .object(redactedMembers(object.mapValues(redacted)))
     case .null, .bool, .integer, .number: return json
     }
+  }
+
+  /// A nested object's keys redacted too: a field may carry what a client sent, keys and all.
+  private static func redactedMembers(_ object: [String: JSONValue]) -> [String: JSONValue] {
+    Dictionary(
+      object.map { (Redaction.redact($0.key), $0.value) }, uniquingKeysWith: { first, _ in first })
   }
 }
