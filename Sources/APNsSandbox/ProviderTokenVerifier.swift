@@ -74,8 +74,8 @@ final class ProviderTokenVerifier {
     let parts = token.split(separator: ".", omittingEmptySubsequences: false)
     guard parts.count == 3, let headerBytes = Base64URL.decode(String(parts[0])),
       let claimBytes = Base64URL.decode(String(parts[1])),
-      let header = try? WireCoding.decode(TokenHeader.self, from: headerBytes),
-      let body = try? WireCoding.decode(TokenBody.self, from: claimBytes)
+      let header = try? WireCoding.decode(TokenPart.self, from: headerBytes),
+      let body = try? WireCoding.decode(TokenPart.self, from: claimBytes)
     else { return Outcome(reason: .invalidProviderToken) }
     let claims = ProviderTokenClaims(
       algorithm: header.alg, keyID: header.kid, issuer: body.iss, issuedAt: body.iat)
@@ -89,32 +89,23 @@ final class ProviderTokenVerifier {
   }
 }
 
-/// A provider token's JOSE header. Each field reads as what it should be or not at all (a
-/// number for `alg`, say), so the checks refuse the token while the record still shows the
-/// fields that did read; a header that is no JSON object does not read.
-private struct TokenHeader: Decodable {
+/// A provider token's JOSE header or its claims, both read as this: each field reads as what
+/// it should be or not at all (a number for `alg`, `iat` as a fraction, a string or a
+/// boolean), so the checks refuse the token while the record still shows the fields that did
+/// read; a part that is no JSON object does not read. The header's `alg` and `kid` and the
+/// claims' `iss` and `iat` are the ones used.
+private struct TokenPart: Decodable {
   var alg: String?
   var kid: String?
+  var iss: String?
+  var iat: Int64?
 
-  private enum CodingKeys: String, CodingKey { case alg, kid }
+  private enum CodingKeys: String, CodingKey { case alg, kid, iss, iat }
 
   init(from decoder: any Decoder) throws {
     let fields = try decoder.container(keyedBy: CodingKeys.self)
     alg = try? fields.decode(String.self, forKey: .alg)
     kid = try? fields.decode(String.self, forKey: .kid)
-  }
-}
-
-/// A provider token's claims, read the same way: `iat` only as a JSON integer (not a
-/// fraction, a string or a boolean).
-private struct TokenBody: Decodable {
-  var iss: String?
-  var iat: Int64?
-
-  private enum CodingKeys: String, CodingKey { case iss, iat }
-
-  init(from decoder: any Decoder) throws {
-    let fields = try decoder.container(keyedBy: CodingKeys.self)
     iss = try? fields.decode(String.self, forKey: .iss)
     iat = try? fields.decode(Int64.self, forKey: .iat)
   }
